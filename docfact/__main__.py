@@ -1,0 +1,3 @@
+from docfact.cli import main
+
+main()

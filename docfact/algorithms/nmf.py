@@ -1,0 +1,133 @@
+"""NMF (Lee & Seung; GNMF report Eqs. 2-3) and GNMF (GNMF report Eqs. 15-16).
+
+Objective (GNMF report Eq. 8), X (m, n) one document per column, U (m, K), V (n, K):
+    O = ||X - U V^T||_F^2 + lambda tr(V^T L V),   L = D - W,
+NMF being lambda = 0. Every iteration updates V, then U (GNMF.m):
+    V <- V * (X^T U + lambda W V) / (V U^T U + lambda D V)          (16)
+    U <- U * (X V) / (U V^T V)                                       (15)
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from docfact.algorithms import engine
+from docfact.algorithms._validation import check_float, check_int, check_option
+from docfact.algorithms.base import MultiplicativeFactorization, check_nonnegative, ncw_weights
+from docfact.algorithms.engine import EPS
+from docfact.algorithms.graphs import WEIGHTS, degrees, knn_graph
+
+
+class GNMFRule:
+    """Update rule of GNMF (NMF when W is None). Xs: (n, m), the samples as rows (X^T)."""
+
+    normalize_in_loop = False
+
+    def __init__(self, Xs, n_components: int, W=None, lam: float = 0.0):
+        self.Xt = Xs  # X^T, (n, m)
+        self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
+        self.K = n_components
+        self.sq_norm_X = engine.sq_norm(Xs)
+        self.lam = lam if W is not None else 0.0
+        if self.lam > 0:
+            self.W = self.lam * sp.csr_matrix(W)  # lambda W, as GNMF.m scales W before D
+            self.d = degrees(self.W)
+
+    def init(self, rng):
+        m, n = self.X.shape
+        return rng.random((m, self.K)), rng.random((n, self.K))
+
+    def update(self, F):
+        U, V = F
+        XtU = self.Xt @ U
+        VUtU = V @ (U.T @ U)
+        if self.lam > 0:
+            XtU += self.W @ V
+            VUtU += self.d[:, None] * V
+        V *= XtU / np.maximum(VUtU, EPS)
+        XV = self.X @ V
+        UVtV = U @ (V.T @ V)
+        U *= XV / np.maximum(UVtV, EPS)
+
+    def objective(self, F):
+        U, V = F
+        obj = self.sq_norm_X - 2 * np.sum(U * (self.X @ V)) + np.sum((U.T @ U) * (V.T @ V))
+        if self.lam > 0:
+            obj += np.sum(self.d[:, None] * V * V) - np.sum(V * (self.W @ V))
+        return float(obj)
+
+    def normalize(self, F):
+        """Columns of U to unit L2 norm, V rescaled so that U V^T is unchanged (NormalizeUV)."""
+        U, V = F
+        norms = np.maximum(np.linalg.norm(U, axis=0), EPS)
+        U /= norms
+        V *= norms
+
+
+class NMF(MultiplicativeFactorization):
+    """Nonnegative matrix factorization X^T ~ V U^T by multiplicative updates.
+
+    ncw : bool, factorize the normalized-cut weighted data D^-1/2 X^T instead (Xu et al. 2003;
+        the "NMF" rows of the GNMF report and "NMF-NCW" of LCCF), d = X X^T 1 per sample.
+    See `MultiplicativeFactorization` for the other parameters.
+
+    Attributes: components_ (K, n_features) = U^T; n_iter_; objective_.
+    """
+
+    def __init__(self, n_components, *, ncw=False, n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None):
+        super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
+                         max_iter=max_iter, tol=tol, random_state=random_state)
+        self.ncw = ncw
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_option("ncw", self.ncw, (False, True))
+
+    def _affinity(self, X, W):
+        """(W, lambda) of the graph regulariser: none for NMF."""
+        return None, 0.0
+
+    def fit_transform(self, X, y=None, W=None, track_objective=False):
+        """Factorize X (n_samples, n_features); return V (n_samples, n_components)."""
+        X = check_nonnegative(X)
+        self._check_n_samples(X.shape[0])
+        W, lam = self._affinity(X, W)  # on the unweighted data, also for the NCW variant
+        if self.ncw:
+            d = ncw_weights(X)
+            X = sp.csr_matrix(sp.diags(d) @ X) if sp.issparse(X) else d[:, None] * X
+        rule = GNMFRule(X, self.n_components, W, lam)
+        U, V = self._minimize(rule, track_objective).factors
+        self.components_ = U.T
+        return V
+
+
+class GNMF(NMF):
+    """Graph regularized NMF (GNMF report Eq. 8), on a p-nearest-neighbour graph.
+
+    lam : float >= 0, lambda, the weight of the graph regulariser (the report uses 10).
+    p : int, neighbours of the graph (5 in the report).
+    weight : "binary" (Eq. 6, the report) or "cosine".
+    `fit_transform(X, W=...)` accepts a precomputed affinity W (n_samples, n_samples), so that one
+    graph serves several methods of a run; otherwise it is built from X.
+    """
+
+    def __init__(self, n_components, *, lam=10.0, p=5, weight="binary", ncw=False, n_restarts=10,
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None):
+        super().__init__(n_components, ncw=ncw, n_restarts=n_restarts, min_iter=min_iter,
+                         max_iter=max_iter, tol=tol, random_state=random_state)
+        self.lam = lam
+        self.p = p
+        self.weight = weight
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_float("lam", self.lam)
+        check_int("p", self.p, 1)
+        check_option("weight", self.weight, WEIGHTS)
+
+    def _affinity(self, X, W):
+        if W is None:
+            W = knn_graph(X, self.p, self.weight)
+        elif W.shape != (X.shape[0], X.shape[0]):
+            raise ValueError(f"W must be ({X.shape[0]}, {X.shape[0]}), got {W.shape}")
+        return W, self.lam

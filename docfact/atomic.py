@@ -1,0 +1,19 @@
+"""Files are replaced whole or not at all: write a temporary file beside the target, then rename."""
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_text(path, text: str) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,37 @@
+"""The `docfact` command line: every user error is one line on stderr and a non-zero exit."""
+
+import sys
+
+import click
+
+from docfact.errors import DocfactError
+
+
+class _Group(click.Group):
+    """A click group that turns DocfactError (and interrupts) into one line and an exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except DocfactError as e:
+            click.echo(f"docfact: error: {e}", err=True)
+            sys.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("docfact: interrupted; finished runs are kept, rerun to resume", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="docfact")
+def main():
+    """Reproduce the document-clustering tables of matrix-factorization papers."""
+
+
+from docfact.cli.datasets import datasets  # noqa: E402
+
+main.add_command(datasets)
+
+from docfact.cli.run import run, show  # noqa: E402
+
+main.add_command(run)
+main.add_command(show)

@@ -1,0 +1,134 @@
+"""`docfact datasets`: list, fetch and describe the data sets and their views."""
+
+import click
+from tabulate import tabulate
+
+from docfact.datasets.fetch import cached_path, fetch
+from docfact.datasets.loaders import load
+from docfact.datasets.registry import entry, names, registry
+from docfact.datasets.stats import statistics
+from docfact.datasets.views import apply_view, resolve_view, view_names
+from docfact.errors import ConfigError, DataError
+
+
+@click.group()
+@click.option(
+    "--data-dir",
+    envvar="DOCFACT_DATA_DIR",
+    type=click.Path(file_okay=False),
+    help="Cache folder for the data files [env DOCFACT_DATA_DIR; default: user cache folder].",
+)
+@click.option(
+    "--mirror",
+    envvar="DOCFACT_MIRROR",
+    help="Folder or base URL tried before the public addresses [env DOCFACT_MIRROR].",
+)
+@click.pass_context
+def datasets(ctx, data_dir, mirror):
+    """List, fetch and describe the data sets."""
+    ctx.ensure_object(dict).update(data_dir=data_dir, mirror=mirror)
+
+
+@datasets.command("list")
+@click.pass_obj
+def list_(obj):
+    """The data sets, whether they are cached, and their size (no file is read)."""
+    rows = []
+    for name, e in registry().items():
+        path = cached_path(name, obj["data_dir"])
+        cached = path.exists()
+        size = f"{path.stat().st_size / 1e6:.1f} MB" if cached else "-"
+        rows.append(
+            [
+                name,
+                e.file,
+                "yes" if cached else "no",
+                size,
+                e.fingerprint.documents,
+                e.fingerprint.classes,
+            ]
+        )
+    click.echo(tabulate(rows, headers=["name", "file", "cached", "size", "documents", "classes"]))
+
+
+@datasets.command("views")
+def views_():
+    """The named views (class selections) and the counts they give."""
+    rows = []
+    for name in view_names():
+        view = resolve_view(name)
+        paper = view.get("paper")
+        rows.append(
+            [
+                name,
+                view["dataset"],
+                view["expect"]["classes"],
+                view["expect"]["documents"],
+                f"{paper['classes']} / {paper['documents']}" if paper else "same",
+            ]
+        )
+    click.echo(tabulate(rows, headers=["view", "dataset", "classes", "documents", "paper"]))
+
+
+@datasets.command("fetch")
+@click.argument("names_", metavar="NAME...", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Fetch every data set of the registry.")
+@click.pass_obj
+def fetch_(obj, names_, all_):
+    """Fetch data sets into the cache and verify them."""
+    if bool(names_) == all_:
+        raise ConfigError(f"give dataset names or --all (not both); known: {', '.join(names())}")
+    chosen = names() if all_ else list(names_)
+    for name in chosen:
+        entry(name)  # unknown names fail before anything is fetched
+    failed = []
+    for name in chosen:
+        try:
+            click.echo(f"{name}: {fetch(name, data_dir=obj['data_dir'], mirror=obj['mirror'])}")
+        except DataError as exc:
+            if len(chosen) == 1:
+                raise
+            click.echo(f"docfact: error: {exc}", err=True)
+            failed.append(name)
+    if failed:
+        raise DataError(f"{len(failed)} of {len(chosen)} not fetched: {', '.join(failed)}")
+
+
+@datasets.command("info")
+@click.argument("name")
+@click.option("--view", "view_name", help="A view of NAME (see `docfact datasets views`).")
+@click.pass_obj
+def info(obj, name, view_name):
+    """Statistics of a data set, of one of its views, or of a view given as NAME."""
+    if name in registry():
+        view = resolve_view(view_name) if view_name else None
+        if view and view["dataset"] != name:
+            raise ConfigError(f"view {view_name!r} is a view of {view['dataset']!r}, not {name!r}")
+    elif name in view_names():
+        if view_name:
+            raise ConfigError(f"{name!r} is already a view: give it alone, without --view")
+        view = resolve_view(name)
+    else:
+        raise ConfigError(
+            f"unknown dataset or view {name!r}; datasets: {', '.join(names())}; "
+            f"views: {', '.join(view_names())}"
+        )
+
+    dataset = view["dataset"] if view else name
+    corpus = load(dataset, data_dir=obj["data_dir"], mirror=obj["mirror"])
+    if view:
+        corpus = apply_view(corpus, view)
+    title = f"{dataset}, view {view['name']}" if view else dataset
+    rows = [(key.replace("_", " "), _format(value)) for key, value in statistics(corpus).items()]
+    click.echo(title)
+    click.echo(tabulate(rows, headers=["statistic", "value"], disable_numparse=True))
+    if view and "paper" in view:
+        paper = view["paper"]
+        click.echo(
+            f"paper: {paper['classes']} classes, {paper['documents']} documents "
+            f"({view.get('note', 'see views.yaml')})"
+        )
+
+
+def _format(value) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else str(value)

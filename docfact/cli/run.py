@@ -1,0 +1,60 @@
+"""`docfact run CONFIG` and `docfact show DIR`."""
+
+from pathlib import Path
+
+import click
+
+from docfact.config import load_config
+from docfact.errors import ConfigError
+
+
+def _k_option(value):
+    if value is None:
+        return None
+    try:
+        ks = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigError(f"--k: expected comma-separated integers, got {value!r}") from None
+    if not ks or min(ks) < 2:
+        raise ConfigError(f"--k: every k must be an integer >= 2, got {value!r}")
+    return ks
+
+
+@click.command()
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--runs", type=int, help="Runs per k (default: the config's).")
+@click.option("--k", "k", help="Comma-separated k values (default: the config's).")
+@click.option("--jobs", type=int, default=-1, show_default=True,
+              help="Parallel runs (joblib; -1 = all cores).")
+@click.option("--fresh", is_flag=True, help="Discard recorded runs and start over.")
+@click.option("--out", type=click.Path(file_okay=False), help="Results folder "
+              "(default: results/<config name>).")
+@click.option("--quiet", is_flag=True, help="No progress bar and no table.")
+def run(config_path, runs, k, jobs, fresh, out, quiet):
+    """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables.
+
+    Finished runs are kept in OUT/runs.csv; running again resumes where it stopped.
+    """
+    from docfact.experiment.runner import run as run_protocol
+    from docfact.report.tables import write_tables
+
+    if runs is not None and runs < 1:
+        raise ConfigError(f"--runs: must be >= 1, got {runs}")
+    if jobs == 0:
+        raise ConfigError("--jobs: must be a positive number of workers or -1 for all cores")
+    config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
+    folder = Path(out) if out else Path("results") / config.name
+    run_protocol(config, folder, jobs=jobs, fresh=fresh, progress=not quiet)
+    text = write_tables(folder)
+    if not quiet:
+        click.echo(text)
+    click.echo(f"results in {folder}/", err=True)
+
+
+@click.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+def show(folder):
+    """Print a results folder's tables again (rebuilt from its files)."""
+    from docfact.report.tables import write_tables
+
+    click.echo(write_tables(Path(folder)))

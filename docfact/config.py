@@ -1,0 +1,235 @@
+"""Experiment configs: the YAML schema, validation and defaults. Nothing else reads YAML configs.
+
+A config is one table of a paper:
+
+    name: gnmf_tdt2
+    title: GNMF report, Table 2 - clustering performance on TDT2
+    data: {view: gnmf_tdt2, weighting: tfidf, weight_on: subset}
+    protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}
+    labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
+    methods:
+      GNMF: {algorithm: gnmf, lam: 10, p: 5}   # display name -> algorithm + parameters
+    report: {layout: k_by_method, unit: percent}
+    published: {source: ..., ac: {GNMF: {2: 99.9±0.3, ..., avg: 97.6}}, nmi: {...}}
+    notes: free text shown under the tables
+
+Every error is a ConfigError naming the file, the key and the reason.
+"""
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from docfact.datasets.preprocess import SCHEMES
+from docfact.errors import ConfigError
+from docfact.experiment.methods import Method
+
+TOP_KEYS = {"name", "title", "data", "protocol", "labels", "methods", "report", "published",
+            "notes"}
+DATA_KEYS = {"view", "weighting", "weight_on"}
+PROTOCOL_KEYS = {"k", "runs", "seed"}
+REPORT_KEYS = {"layout", "unit"}
+LAYOUTS = ("k_by_method", "method_by_k")
+UNITS = ("percent", "fraction")
+METRICS = ("ac", "nmi")
+_PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    title: str
+    view: object  # a view name or an inline view mapping
+    weighting: str
+    weight_on: str
+    k: tuple
+    runs: int
+    seed: int
+    methods: tuple  # of Method
+    layout: str
+    unit: str
+    published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; source under "source"
+    notes: str
+    raw: dict  # the YAML mapping as read, saved beside the results
+
+    def protocol_hash(self) -> str:
+        """Identifies what a run record depends on: data, seed and methods (not k or runs)."""
+        key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
+               "seed": self.seed,
+               "methods": [[m.name, m.algorithm, m.params, m.labels] for m in self.methods]}
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+    def with_overrides(self, k=None, runs=None) -> "Config":
+        """The same config with k values or the number of runs replaced (command-line options)."""
+        fields = dict(self.__dict__)
+        if k is not None:
+            fields["k"] = tuple(k)
+        if runs is not None:
+            fields["runs"] = runs
+        return Config(**fields)
+
+
+def load_config(path) -> Config:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+    return parse_config(raw, str(path), default_name=path.stem)
+
+
+def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
+    """Validate a config mapping (as read from YAML); `where` names it in error messages."""
+    _mapping(raw, where, TOP_KEYS, required={"data", "protocol", "methods"})
+    name = raw.get("name", default_name)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ConfigError(f"{where}: name: must be letters, digits, '_', '-' or '.', got {name!r}")
+
+    data = _mapping(raw["data"], f"{where}: data", DATA_KEYS, required={"view"})
+    view = _view(data["view"], f"{where}: data.view")
+    weighting = _option(data.get("weighting", "tfidf"), SCHEMES, f"{where}: data.weighting")
+    weight_on = _option(data.get("weight_on", "subset"), ("subset", "corpus"),
+                        f"{where}: data.weight_on")
+
+    protocol = _mapping(raw["protocol"], f"{where}: protocol", PROTOCOL_KEYS,
+                        required={"k", "runs"})
+    k = _k_values(protocol["k"], f"{where}: protocol.k")
+    runs = _int(protocol["runs"], f"{where}: protocol.runs", low=1)
+    seed = _int(protocol.get("seed", 0), f"{where}: protocol.seed", low=0)
+
+    default_labels = _labels(raw.get("labels", {"rule": "kmeans", "replicates": 20}),
+                             f"{where}: labels")
+    methods_raw = raw["methods"]
+    if not isinstance(methods_raw, dict) or not methods_raw:
+        raise ConfigError(f"{where}: methods: must be a non-empty mapping of name -> settings")
+    methods = []
+    for mname, spec in methods_raw.items():
+        mwhere = f"{where}: methods.{mname}"
+        if not isinstance(spec, dict) or "algorithm" not in spec:
+            raise ConfigError(f"{mwhere}: must be a mapping with an 'algorithm' key")
+        params = {key: v for key, v in spec.items() if key not in ("algorithm", "labels")}
+        labels = _labels(spec["labels"], f"{mwhere}.labels") if "labels" in spec else default_labels
+        m = Method(str(mname), spec["algorithm"], params, labels)
+        m.validate(mwhere)
+        methods.append(m)
+
+    report = _mapping(raw.get("report", {}), f"{where}: report", REPORT_KEYS)
+    layout = _option(report.get("layout", "k_by_method"), LAYOUTS, f"{where}: report.layout")
+    unit = _option(report.get("unit", "percent"), UNITS, f"{where}: report.unit")
+    published = _published(raw.get("published"), f"{where}: published",
+                           [m.name for m in methods], k)
+    notes = raw.get("notes", "")
+    if not isinstance(notes, str):
+        raise ConfigError(f"{where}: notes: must be text")
+    return Config(name, str(raw.get("title", name)), view, weighting, weight_on, k, runs, seed,
+                  tuple(methods), layout, unit, published, notes, raw)
+
+
+def _mapping(value, where, allowed, required=()):
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be a mapping, got {type(value).__name__}")
+    unknown = sorted(set(map(str, value)) - set(allowed))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed: "
+                          f"{', '.join(sorted(allowed))}")
+    missing = sorted(set(required) - set(value))
+    if missing:
+        raise ConfigError(f"{where}: missing key {missing[0]!r}")
+    return value
+
+
+def _option(value, options, where):
+    if value not in options:
+        raise ConfigError(f"{where}: must be one of {', '.join(options)}; got {value!r}")
+    return value
+
+
+def _int(value, where, low):
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ConfigError(f"{where}: must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _k_values(value, where):
+    """A list of integers, or a range written 'a..b'."""
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", value)
+        if not m:
+            raise ConfigError(f"{where}: write a list of integers or a range 'a..b', got {value!r}")
+        value = list(range(int(m[1]), int(m[2]) + 1))
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"{where}: must be a non-empty list of integers")
+    ks = [_int(k, where, low=2) for k in value]
+    if len(set(ks)) != len(ks):
+        raise ConfigError(f"{where}: repeated k value")
+    return tuple(ks)
+
+
+def _labels(value, where):
+    if isinstance(value, str):
+        value = {"rule": value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be 'kmeans', 'argmax' or a mapping with 'rule'")
+    value = dict(value)
+    if value.get("rule") == "kmeans":
+        value.setdefault("replicates", 20)
+    return value
+
+
+def _view(value, where):
+    from docfact.datasets.views import resolve_view
+
+    if not isinstance(value, (str, dict)):
+        raise ConfigError(f"{where}: must be a view name or a mapping")
+    try:
+        resolve_view(value)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    return value
+
+
+def parse_value(value, where):
+    """'97.6±6.7' / '97.6 +- 6.7' / 97.6 -> (mean, std or None)."""
+    m = _PM.match(str(value))
+    if not m:
+        raise ConfigError(f"{where}: expected a number or 'mean±std', got {value!r}")
+    return float(m[1]), (float(m[2]) if m[2] else None)
+
+
+def _published(value, where, method_names, ks):
+    if value is None:
+        return {}
+    _mapping(value, where, {"source", *METRICS}, required={"source"})
+    out = {"source": str(value["source"])}
+    for metric in METRICS:
+        table = value.get(metric, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}.{metric}: must be a mapping of method -> values")
+        out[metric] = {}
+        for mname, cells in table.items():
+            if mname not in method_names:
+                raise ConfigError(f"{where}.{metric}: {mname!r} is not a method of this config; "
+                                  f"methods: {', '.join(method_names)}")
+            if not isinstance(cells, dict):
+                raise ConfigError(f"{where}.{metric}.{mname}: must map k (and 'avg') to values")
+            row = {}
+            for key, v in cells.items():
+                if key != "avg" and not isinstance(key, int):
+                    raise ConfigError(f"{where}.{metric}.{mname}: keys are k values or 'avg', "
+                                      f"got {key!r}")
+                row[key] = parse_value(v, f"{where}.{metric}.{mname}.{key}")
+            out[metric][mname] = row
+    return out

@@ -1,0 +1,126 @@
+"""Views: which classes (and how many documents of each) of a data set an experiment uses.
+
+A view is a dict (see views.yaml for the keys and the named views). Applying one keeps the
+documents of the selected classes in the order of the source, with their labels unchanged.
+"""
+
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+import yaml
+
+from docfact.datasets.corpus import Corpus
+from docfact.datasets.registry import entry
+from docfact.errors import ConfigError, DataError
+
+_SELECTION_KEYS = {"min_docs", "size_band", "largest", "max_per_class", "seed"}
+_RECORD_KEYS = {"name", "dataset", "expect", "paper", "source", "note"}
+
+
+@lru_cache(maxsize=1)
+def _named_views() -> dict[str, dict]:
+    text = resources.files("docfact.datasets").joinpath("views.yaml").read_text("utf-8")
+    return yaml.safe_load(text)
+
+
+def view_names() -> list[str]:
+    """Names of the views defined in views.yaml."""
+    return list(_named_views())
+
+
+def resolve_view(spec_or_name: str | dict) -> dict:
+    """A validated view: a copy of the named view (with its ``name``) or of the dict given.
+
+    ConfigError for an unknown name (listing the known ones) or an invalid dict.
+    """
+    if isinstance(spec_or_name, str):
+        named = _named_views()
+        if spec_or_name not in named:
+            raise ConfigError(f"unknown view {spec_or_name!r}; known views: {', '.join(named)}")
+        view = {"name": spec_or_name, **named[spec_or_name]}
+    else:
+        view = dict(spec_or_name)
+    _validate(view)
+    return view
+
+
+def _validate(view: dict) -> None:
+    label = view.get("name", "view")
+    unknown = set(view) - _SELECTION_KEYS - _RECORD_KEYS
+    if unknown:
+        raise ConfigError(f"{label}: unknown keys {sorted(unknown)}")
+    if "dataset" not in view:
+        raise ConfigError(f"{label}: no 'dataset' given")
+    entry(view["dataset"])  # ConfigError listing the data sets when unknown
+    for key in ("min_docs", "largest", "max_per_class"):
+        if key in view and not _count(view[key]):
+            raise ConfigError(f"{label}: {key} must be a positive integer, got {view[key]!r}")
+    if "size_band" in view:
+        band = view["size_band"]
+        if not (
+            isinstance(band, list | tuple)
+            and len(band) == 2
+            and all(map(_count, band))
+            and band[0] <= band[1]
+        ):
+            raise ConfigError(f"{label}: size_band must be [lo, hi] with 1 <= lo <= hi")
+    if "max_per_class" in view and not isinstance(view.get("seed"), int):
+        raise ConfigError(f"{label}: max_per_class needs an integer seed")
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def apply_view(corpus: Corpus, view: str | dict) -> Corpus:
+    """The documents of `corpus` that `view` selects, in their original order.
+
+    Selection order: min_docs, size_band, then the `largest` classes left (ties broken by
+    the lower label), then at most `max_per_class` documents per class, drawn without
+    replacement by numpy's default_rng(seed). A named view's `expect` counts are checked.
+    """
+    view = resolve_view(view)
+    if corpus.name != view["dataset"]:
+        raise ConfigError(
+            f"{view.get('name', 'view')} selects from {view['dataset']!r}, not {corpus.name!r}"
+        )
+    labels, sizes = np.unique(corpus.y, return_counts=True)
+    keep = np.ones(len(labels), dtype=bool)
+    if "min_docs" in view:
+        keep &= sizes >= view["min_docs"]
+    if "size_band" in view:
+        lo, hi = view["size_band"]
+        keep &= (sizes >= lo) & (sizes <= hi)
+    if "largest" in view:
+        by_size = [i for i in np.lexsort((labels, -sizes)) if keep[i]]
+        keep[:] = False
+        keep[by_size[: view["largest"]]] = True
+    if not keep.any():
+        raise ConfigError(f"{view.get('name', 'view')} selects no class of {corpus.name!r}")
+
+    rows = np.flatnonzero(np.isin(corpus.y, labels[keep]))
+    if "max_per_class" in view:
+        rng = np.random.default_rng(view["seed"])
+        cap = view["max_per_class"]
+        drawn = []
+        for label in labels[keep]:
+            members = rows[corpus.y[rows] == label]
+            drawn.append(rng.choice(members, cap, replace=False) if len(members) > cap else members)
+        rows = np.sort(np.concatenate(drawn))
+
+    selected = corpus.subset(rows, name=view.get("name", corpus.name))
+    _check_expected(selected, view)
+    return selected
+
+
+def _check_expected(corpus: Corpus, view: dict) -> None:
+    expect = view.get("expect")
+    if expect is None:
+        return
+    got = {"classes": corpus.n_classes, "documents": corpus.n_documents}
+    if got != expect:
+        raise DataError(
+            f"{view.get('name', 'view')}: expected {expect['classes']} classes and "
+            f"{expect['documents']} documents, got {got['classes']} and {got['documents']}"
+        )

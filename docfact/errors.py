@@ -1,0 +1,19 @@
+"""The errors docfact reports to its user as one line, with the exit code each one earns."""
+
+
+class DocfactError(Exception):
+    """An error the user can act on: printed as one line, never as a traceback."""
+
+    exit_code = 1
+
+
+class ConfigError(DocfactError):
+    """Invalid configuration or command-line input (exit code 2)."""
+
+    exit_code = 2
+
+
+class DataError(DocfactError):
+    """A data set that cannot be obtained, verified or read."""
+
+    exit_code = 1

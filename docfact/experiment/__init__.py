@@ -1,0 +1,1 @@
+"""Experiment protocol: class sampling, the run grid, run records, aggregation."""

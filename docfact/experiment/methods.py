@@ -1,0 +1,112 @@
+"""The runner's only door to the algorithms: a registry of names -> estimator + how labels are read.
+
+A new method is one estimator module and one line in ALGORITHMS.
+"""
+
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from docfact import algorithms as alg
+from docfact.errors import ConfigError
+
+LABEL_RULES = ("kmeans", "argmax")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """An estimator class; `clusters` if it predicts labels itself, else it returns V."""
+
+    estimator: type
+    clusters: bool = False
+    graph: bool = False  # takes the run's shared p-NN graph as fit parameter W
+
+
+ALGORITHMS = {
+    "kmeans": Algorithm(alg.KMeans, clusters=True),
+    "lsi_kmeans": Algorithm(alg.LSIKMeans, clusters=True),
+    "nmf": Algorithm(alg.NMF),
+    "gnmf": Algorithm(alg.GNMF, graph=True),
+}
+
+
+class Artefacts:
+    """What one run builds once and hands to every method: the weighted data and its graphs."""
+
+    def __init__(self, X: sp.csr_matrix):
+        self.X = X
+        self._graphs = {}
+
+    def graph(self, p: int, weight: str) -> sp.csr_matrix:
+        key = (p, weight)
+        if key not in self._graphs:
+            self._graphs[key] = alg.knn_graph(self.X, p, weight)
+        return self._graphs[key]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A row of a paper's table: display name, algorithm, its parameters and its label reader.
+
+    labels: {"rule": "kmeans", "replicates": R} (k-means on the rows of V, as the reference code)
+    or {"rule": "argmax"} (cluster of document i = argmax_j V_ij); ignored by clustering methods.
+    """
+
+    name: str
+    algorithm: str
+    params: dict = field(default_factory=dict)
+    labels: dict = field(default_factory=lambda: {"rule": "kmeans", "replicates": 20})
+
+    def estimator(self, k: int, random_state=None):
+        """A fresh estimator for k clusters; ValueError/TypeError on invalid parameters."""
+        a = ALGORITHMS[self.algorithm]
+        key = "n_clusters" if a.clusters else "n_components"
+        return a.estimator(**{key: k, "random_state": random_state, **self.params})
+
+    def validate(self, where: str) -> None:
+        """Raise ConfigError (naming `where`) unless the algorithm and parameters are valid."""
+        if self.algorithm not in ALGORITHMS:
+            raise ConfigError(f"{where}: unknown algorithm {self.algorithm!r}; "
+                              f"known: {', '.join(sorted(ALGORITHMS))}")
+        for reserved in ("n_clusters", "n_components", "random_state"):
+            if reserved in self.params:
+                raise ConfigError(f"{where}: {reserved!r} is set by the protocol, not the config")
+        try:
+            self.estimator(2)._validate_params()
+        except TypeError:
+            accepted = inspect.signature(ALGORITHMS[self.algorithm].estimator).parameters
+            known = sorted(set(accepted) - {"n_clusters", "n_components", "random_state"})
+            unknown = sorted(set(self.params) - set(known))
+            raise ConfigError(f"{where}: unknown parameter(s) {', '.join(unknown)}; accepted: "
+                              f"{', '.join(known)}") from None
+        except ValueError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        rule = self.labels.get("rule")
+        if rule not in LABEL_RULES:
+            raise ConfigError(f"{where}.labels.rule: must be one of {list(LABEL_RULES)}, "
+                              f"got {rule!r}")
+        unknown = set(self.labels) - {"rule", "replicates"}
+        if unknown:
+            raise ConfigError(f"{where}.labels: unknown key(s) {sorted(unknown)}; "
+                              "allowed: rule, replicates")
+        reps = self.labels.get("replicates", 20)
+        if rule == "kmeans" and (not isinstance(reps, int) or isinstance(reps, bool) or reps < 1):
+            raise ConfigError(f"{where}.labels.replicates: must be an integer >= 1, got {reps!r}")
+
+    def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
+        """Cluster the run's documents into k groups: labels and what the fit reports."""
+        fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+        a = ALGORITHMS[self.algorithm]
+        est = self.estimator(k, random_state=fit_seed)
+        if a.clusters:
+            return {"labels": est.fit(artefacts.X).labels_}
+        fit_params = {"W": artefacts.graph(est.p, est.weight)} if a.graph else {}
+        V = est.fit_transform(artefacts.X, **fit_params)
+        if self.labels["rule"] == "argmax":
+            labels = V.argmax(axis=1)
+        else:
+            labels = alg.KMeans(k, n_replicates=self.labels.get("replicates", 20),
+                                random_state=label_seed).fit(V).labels_
+        return {"labels": labels, "n_iter": est.n_iter_, "objective": est.objective_[-1]}

@@ -1,0 +1,150 @@
+"""The protocol grid: for each k and run, sample k classes, run every method, score AC and NMI.
+
+Runs are independent tasks spread over joblib workers, each limited to one BLAS thread so that
+N workers use N cores and the numbers do not depend on N. Every finished run is appended to
+runs.csv at once; a rerun skips the runs already recorded.
+"""
+
+import json
+import os
+import platform
+import time
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import yaml
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+from tqdm import tqdm
+
+from docfact import atomic, metrics
+from docfact.config import Config
+from docfact.datasets import preprocess
+from docfact.errors import ConfigError
+from docfact.experiment.methods import Artefacts
+from docfact.experiment.sampling import method_seed, sample_classes
+from docfact.experiment.store import Lock, RunStore
+
+# What a method may raise on one run without stopping the table: recorded as a failed run.
+RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
+
+
+def load_view(config: Config):
+    """The corpus restricted to the config's view (classes), as raw counts."""
+    from docfact.datasets import apply_view, load, resolve_view
+
+    view = resolve_view(config.view)
+    return apply_view(load(view["dataset"]), view)
+
+
+def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
+        progress: bool = True) -> Path:
+    """Run (or resume) the config's protocol into folder `out`; return `out`."""
+    corpus = load_view(config)
+    classes = np.unique(corpus.y)
+    if max(config.k) > len(classes):
+        raise ConfigError(f"protocol.k: k={max(config.k)} exceeds the {len(classes)} classes of "
+                          f"view {config.view!r}")
+    _make_folder(out)
+    with Lock(out):
+        manifest_path = out / "manifest.json"
+        if fresh:
+            for name in ("runs.csv", "timings.csv", "manifest.json"):
+                (out / name).unlink(missing_ok=True)
+        elif manifest_path.exists():
+            old = json.loads(manifest_path.read_text()).get("protocol_hash")
+            if old != config.protocol_hash():
+                raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
+                                  "methods changed); rerun with --fresh or choose --out")
+        atomic.write_text(out / "config.yaml", yaml.safe_dump(config.raw, sort_keys=False,
+                                                              allow_unicode=True))
+        names = [m.name for m in config.methods]
+        store = RunStore(out)
+        done = store.load(names)
+        X = corpus.X
+        if config.weight_on == "corpus":
+            X = preprocess.weight(X, config.weighting)
+        todo = [(k, r) for k in config.k for r in range(config.runs) if (k, r) not in done]
+        started = time.time()
+        _write_manifest(out, config, corpus, jobs, seconds=None)
+        tasks = (
+            delayed(run_one)(config, k, r, X[rows], corpus.y[rows], picked)
+            for k, r in todo
+            for picked in [sample_classes(classes, k, config.seed, r)]
+            for rows in [np.flatnonzero(np.isin(corpus.y, picked))]
+        )
+        bar = tqdm(total=len(todo), disable=not progress or not todo, unit="run",
+                   desc=config.name, dynamic_ncols=True)
+        with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
+            for rows, timings in parallel(tasks):
+                store.append(rows, timings)
+                bar.update()
+        bar.close()
+        store.finalize(names)
+        _write_manifest(out, config, corpus, jobs, seconds=time.time() - started)
+    return out
+
+
+def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
+    """Every method of the config on one sampled subset: (records, timings)."""
+    with threadpool_limits(1):
+        if config.weight_on == "subset":
+            X = preprocess.weight(X, config.weighting)
+        else:
+            X = X[:, np.flatnonzero(X.getnnz(axis=0))]
+        artefacts = Artefacts(X)
+        rows, timings = [], []
+        for m in config.methods:
+            t0 = time.perf_counter()
+            rec = {"k": k, "run": r, "method": m.name, "n_docs": X.shape[0],
+                   "classes": " ".join(map(str, picked))}
+            try:
+                out = m.cluster(artefacts, k, method_seed(config.seed, k, r, m.name))
+                rec.update(status="ok", ac=metrics.accuracy(y, out["labels"]),
+                           nmi=metrics.nmi(y, out["labels"]), n_iter=out.get("n_iter"),
+                           objective=out.get("objective"))
+            except RUN_FAILURES as e:
+                rec.update(status="failed", error=f"{type(e).__name__}: {e}".replace("\n", " "))
+            rows.append(rec)
+            timings.append({"k": k, "run": r, "method": m.name,
+                            "seconds": round(time.perf_counter() - t0, 4)})
+    return rows, timings
+
+
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(f"--out {out}: not a writable folder ({e.strerror})") from None
+
+
+def _write_manifest(out: Path, config: Config, corpus, jobs: int, seconds) -> None:
+    """What produced these results: config, data, seed, versions, machine, wall time."""
+    path = out / "manifest.json"
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    versions = {pkg: metadata.version(pkg) for pkg in
+                ("docfact", "numpy", "scipy", "scikit-learn", "joblib")}
+    manifest = {
+        "config": config.name,
+        "title": config.title,
+        "protocol_hash": config.protocol_hash(),
+        "view": config.view,
+        "weighting": config.weighting,
+        "weight_on": config.weight_on,
+        "documents": int(corpus.n_documents),
+        "classes": int(corpus.n_classes),
+        "seed": config.seed,
+        "k": list(config.k),
+        "runs": config.runs,
+        "python": platform.python_version(),
+        "versions": versions,
+        "cores": os.cpu_count(),
+        "jobs": jobs,
+        "wall_seconds": previous.get("wall_seconds", []) + ([round(seconds, 1)] if seconds else []),
+    }
+    atomic.write_text(path, json.dumps(manifest, indent=2) + "\n")
+

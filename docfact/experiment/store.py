@@ -1,0 +1,138 @@
+"""Run records: one CSV row per (k, run, method), appended as each run finishes.
+
+runs.csv holds only what the seed determines (scores, iterations, objective), so the same
+config and seed give a byte-identical file; wall times go to timings.csv. A (k, run) counts as
+done only when every method of the config has a well-formed row for it: rows of a run cut short
+(a crash, a kill, a truncated last line) are dropped on resume and the run is recomputed.
+"""
+
+import csv
+import fcntl
+import io
+import math
+import os
+from pathlib import Path
+
+from docfact import atomic
+from docfact.errors import DocfactError
+
+FIELDS = ["k", "run", "method", "status", "ac", "nmi", "n_iter", "objective", "n_docs", "classes",
+          "error"]
+TIMING_FIELDS = ["k", "run", "method", "seconds"]
+
+
+def _format(value) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else repr(value)
+    return "" if value is None else str(value)
+
+
+def _csv(rows, fields) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for row in rows:
+        w.writerow([_format(row.get(f)) for f in fields])
+    return buf.getvalue()
+
+
+class Lock:
+    """An exclusive lock on a results folder, so two runs cannot interleave their records."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / ".lock"
+
+    def __enter__(self):
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(self.fd, 64).decode(errors="replace").strip() or "another process"
+            os.close(self.fd)
+            raise DocfactError(f"{self.path.parent} is in use by process {holder}; wait for it "
+                               "to finish or use another --out folder") from None
+        os.ftruncate(self.fd, 0)
+        os.write(self.fd, str(os.getpid()).encode())
+        return self
+
+    def __exit__(self, *exc):
+        os.ftruncate(self.fd, 0)
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+class RunStore:
+    """runs.csv and timings.csv of one results folder."""
+
+    def __init__(self, folder: Path):
+        self.runs = folder / "runs.csv"
+        self.timings = folder / "timings.csv"
+
+    def load(self, methods: list) -> dict:
+        """{(k, run): rows} of the complete runs; anything else is dropped from the files."""
+        groups = {}
+        if self.runs.exists():
+            text = self.runs.read_text()
+            lines = text.split("\n")
+            if lines and lines[-1]:
+                lines = lines[:-1]  # a last line without its newline was cut short
+            for row in csv.DictReader(lines):
+                parsed = _parse(row)
+                if parsed is not None:
+                    groups.setdefault((parsed["k"], parsed["run"]), []).append(parsed)
+        done = {key: rows for key, rows in groups.items()
+                if sorted(r["method"] for r in rows) == sorted(methods)}
+        self._rewrite(done, methods)
+        return done
+
+    def append(self, rows: list, timings: list) -> None:
+        """Add the rows of one finished run, flushed to disk before returning."""
+        for path, records, fields in ((self.runs, rows, FIELDS),
+                                      (self.timings, timings, TIMING_FIELDS)):
+            with open(path, "a", newline="") as f:
+                f.write(_csv(records, fields))
+                f.flush()
+                os.fsync(f.fileno())
+
+    def _rewrite(self, done: dict, methods: list) -> None:
+        """Rewrite both files with the rows of `done` only, sorted by k, run, method order."""
+        order = {m: i for i, m in enumerate(methods)}
+        keys = sorted(done)
+        rows = [r for key in keys for r in sorted(done[key], key=lambda r: order[r["method"]])]
+        atomic.write_text(self.runs, ",".join(FIELDS) + "\n" + _csv(rows, FIELDS))
+        timings = []
+        if self.timings.exists():
+            lines = self.timings.read_text().split("\n")
+            for row in csv.DictReader(lines[:-1] if lines[-1] else lines):
+                try:
+                    key = (int(row["k"]), int(row["run"]))
+                    float(row["seconds"])
+                except (TypeError, ValueError):
+                    continue
+                if key in done and row["method"] in order:
+                    timings.append(row)
+        timings.sort(key=lambda r: (int(r["k"]), int(r["run"]), order[r["method"]]))
+        atomic.write_text(self.timings, ",".join(TIMING_FIELDS) + "\n"
+                          + _csv(timings, TIMING_FIELDS))
+
+    def finalize(self, methods: list) -> dict:
+        """Sort the files (completion order depends on parallelism) and return the runs."""
+        return self.load(methods)
+
+
+def _parse(row: dict):
+    """A well-formed record with typed fields, or None."""
+    try:
+        if None in row or any(row.get(f) is None for f in FIELDS):
+            return None
+        out = dict(row)
+        out["k"], out["run"], out["n_docs"] = int(row["k"]), int(row["run"]), int(row["n_docs"])
+        if row["status"] not in ("ok", "failed"):
+            return None
+        for f in ("ac", "nmi", "objective"):
+            out[f] = float(row[f]) if row[f] else float("nan")
+        out["n_iter"] = int(row["n_iter"]) if row["n_iter"] else None
+        if row["status"] == "ok" and not (0 <= out["ac"] <= 1 and 0 <= out["nmi"] <= 1 + 1e-12):
+            return None
+        return out
+    except (TypeError, ValueError):
+        return None

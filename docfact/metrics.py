@@ -1,0 +1,26 @@
+"""Clustering accuracy (AC) and normalised mutual information (NMI) as the papers define them.
+
+AC = (1/n) sum_i delta(s_i, map(r_i)), with `map` the best one-to-one matching of predicted
+clusters to classes (Kuhn-Munkres on the contingency table, as bestMap.m).
+NMI = MI(C, C') / max(H(C), H(C')), GNMF report Section 4.2 (MutualInfo.m): this equals
+scikit-learn's normalized_mutual_info_score with average_method="max" (the log base cancels).
+"""
+
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import normalized_mutual_info_score
+from sklearn.metrics.cluster import contingency_matrix
+
+
+def accuracy(y_true, y_pred) -> float:
+    """AC: the fraction of points whose cluster, mapped one-to-one onto classes, is their class.
+
+    With more clusters than classes (or fewer), unmatched clusters count as errors.
+    """
+    C = contingency_matrix(y_true, y_pred)  # classes x clusters
+    rows, cols = linear_sum_assignment(C, maximize=True)
+    return float(C[rows, cols].sum() / len(y_true))
+
+
+def nmi(y_true, y_pred) -> float:
+    """NMI = MI / max(H(truth), H(prediction)); 1.0 when both labelings are a single cluster."""
+    return float(normalized_mutual_info_score(y_true, y_pred, average_method="max"))

@@ -1,0 +1,1 @@
+"""Tables, plots and the fidelity report, rebuilt from result files alone."""

@@ -1,0 +1,121 @@
+"""A results folder's tables, in the paper's layout, from its files alone (no rerun).
+
+Reads config.yaml, runs.csv and manifest.json; writes ac.csv, nmi.csv and tables.md. Each cell
+reads "ours (paper)": our mean ± std over the runs, the published value beside it; the Avg. row
+adds our difference from the published average.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from tabulate import tabulate
+
+from docfact import atomic
+from docfact.config import parse_config
+from docfact.errors import DocfactError
+from docfact.experiment.aggregate import METRICS, summarize
+
+TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
+
+
+def read_folder(folder: Path):
+    """(config, runs, manifest) of a results folder; DocfactError if it is not one."""
+    folder = Path(folder)
+    try:
+        raw = yaml.safe_load((folder / "config.yaml").read_text())
+        runs = pd.read_csv(folder / "runs.csv", keep_default_na=False,
+                           na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
+    return parse_config(raw, str(folder / "config.yaml")), runs, manifest
+
+
+def write_tables(folder) -> str:
+    """Write ac.csv, nmi.csv and tables.md in `folder`; return the Markdown."""
+    folder = Path(folder)
+    config, runs, manifest = read_folder(folder)
+    methods = [m.name for m in config.methods]
+    ks = sorted(int(k) for k in runs["k"].unique()) or list(config.k)
+    summary = summarize(runs, methods, ks)
+    for metric in METRICS:
+        wide = summary[summary["metric"] == metric].pivot(index="k", columns="method",
+                                                          values=["mean", "std", "n"])
+        wide = wide.reindex([*ks, "avg"])
+        wide.columns = [f"{method} {stat}" for stat, method in wide.columns]
+        wide = wide[[f"{m} {s}" for m in methods for s in ("mean", "std", "n")]]
+        atomic.write_text(folder / f"{metric}.csv", wide.to_csv(float_format="%.6f"))
+    text = render(config, summary, ks, manifest)
+    atomic.write_text(folder / "tables.md", text)
+    return text
+
+
+def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
+    scale, digits = (100.0, 1) if config.unit == "percent" else (1.0, 3)
+    unit = " (%)" if config.unit == "percent" else ""
+    methods = [m.name for m in config.methods]
+    published = config.published
+    lines = [f"# {config.title}", ""]
+    if published:
+        lines += [f"Published: {published['source']}. Each cell: ours (paper).", ""]
+    runs_per_k = summary[(summary["metric"] == "ac") & (summary["k"] != "avg")]
+    counts = sorted(set(runs_per_k["n"] + runs_per_k["failed"]))
+    lines += [
+        f"Data: view `{manifest['view']}` ({manifest['documents']} documents, "
+        f"{manifest['classes']} classes), weighting `{manifest['weighting']}` on the "
+        f"{manifest['weight_on']}; runs per k: {', '.join(map(str, counts))}; seed "
+        f"{manifest['seed']}.",
+        "",
+    ]
+
+    partial = False
+
+    def paper_value(metric, method, k):
+        """The published value; Avg. over fewer k than the paper: the mean of its per-k values."""
+        row = published.get(metric, {}).get(method, {}) if published else {}
+        if k != "avg" or set(ks) >= {key for key in row if key != "avg"}:
+            return row.get(k, (None,))[0]
+        if all(key in row for key in ks):
+            nonlocal partial
+            partial = True
+            return float(np.mean([row[key][0] for key in ks]))
+        return None
+
+    def cell(metric, method, k):
+        row = summary[(summary["metric"] == metric) & (summary["method"] == method)
+                      & (summary["k"].astype(str) == str(k))].iloc[0]
+        if row["n"] == 0:
+            text = "n/a"
+        elif k == "avg":
+            text = f"{row['mean'] * scale:.{digits}f}"
+        else:
+            std = "" if np.isnan(row["std"]) else f"±{row['std'] * scale:.{digits}f}"
+            text = f"{row['mean'] * scale:.{digits}f}{std}"
+        if k != "avg" and row["failed"]:
+            text += f" [{row['failed']} failed]"
+        paper = paper_value(metric, method, k)
+        if paper is not None:
+            text += f" ({paper:.{digits}f})"
+            if k == "avg" and row["n"]:
+                text += f" Δ {row['mean'] * scale - paper:+.{digits}f}"
+        return text
+
+    for metric in METRICS:
+        lines += [f"## {TITLES[metric]}{unit}", ""]
+        if config.layout == "k_by_method":
+            header = ["k", *methods]
+            body = [[k, *(cell(metric, m, k) for m in methods)] for k in ks]
+            body.append(["Avg.", *(cell(metric, m, "avg") for m in methods)])
+        else:
+            header = ["Method", *map(str, ks), "Avg."]
+            body = [[m, *(cell(metric, m, k) for k in [*ks, "avg"])] for m in methods]
+        lines += [tabulate(body, header, tablefmt="github", disable_numparse=True), ""]
+    if partial:
+        lines += ["Avg. of a run over fewer k than the paper: the published value beside it is "
+                  "the mean of the paper's values for the same k.", ""]
+    if config.notes:
+        lines += ["## Notes", "", config.notes.strip(), ""]
+    return "\n".join(lines)

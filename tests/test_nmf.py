@@ -1,0 +1,133 @@
+"""NMF and GNMF: objectives never increase, identities between variants, determinism."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
+from docfact.algorithms.base import ncw_weights
+from docfact.algorithms.engine import minimize
+from docfact.algorithms.nmf import GNMFRule
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Three noisy nonnegative clusters of 'documents' (rows), sparse, unit rows."""
+    rng = np.random.default_rng(1)
+    centers = rng.random((3, 40)) * (rng.random((3, 40)) < 0.3)
+    X = np.vstack([c + 0.2 * rng.random((20, 40)) * (rng.random((20, 40)) < 0.2)
+                   for c in centers])
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return sp.csr_matrix(X), np.repeat([0, 1, 2], 20)
+
+
+def dense_objective(X, U, V, lam=0.0, W=None):
+    """||X - U V^T||^2 + lam tr(V^T L V) computed densely, papers' orientation X (m, n)."""
+    X = X.toarray().T
+    obj = np.sum((X - U @ V.T) ** 2)
+    if lam:
+        L = np.diag(W.sum(1).A1) - W.toarray()
+        obj += lam * np.trace(V.T @ L @ V)
+    return obj
+
+
+@pytest.mark.parametrize("lam", [0.0, 10.0, 1000.0])
+@pytest.mark.parametrize("seed", range(3))
+def test_objective_never_increases(data, lam, seed):
+    X, _ = data
+    W = knn_graph(X, 5)
+    est = GNMF(3, lam=lam, n_restarts=1, max_iter=200, random_state=seed)
+    est.fit_transform(X, W=W, track_objective=True)
+    h = np.array(est.objective_)
+    assert len(h) == 201
+    assert np.all(np.diff(h) <= 1e-9 * h[:-1]), np.diff(h).max()
+    assert h[-1] < h[0]
+
+
+def test_objective_formula_matches_dense(data):
+    X, _ = data
+    W = knn_graph(X, 5)
+    rule = GNMFRule(X, 3, W, lam=7.0)
+    U, V = rule.init(np.random.default_rng(0))
+    assert rule.objective((U, V)) == pytest.approx(dense_objective(X, U, V, 7.0, W), rel=1e-10)
+
+
+def test_restart_selection_keeps_the_best_start(data):
+    X, _ = data
+    rule = GNMFRule(X, 3)
+    fit = minimize(rule, n_restarts=6, min_iter=5, max_iter=6, random_state=3)
+    # rerun each start alone, with the same draws, and compare their objectives after 6 iterations
+    rng = np.random.default_rng(np.random.RandomState(3).randint(2**31))
+    objs = []
+    for _ in range(6):
+        F = rule.init(rng)
+        rule.normalize(F)
+        for _ in range(6):
+            rule.update(F)
+        objs.append(rule.objective(F))
+    objs = np.array(objs)
+    assert fit.restart == int(np.argmin(objs))
+    assert fit.objective[0] == pytest.approx(objs.min(), rel=1e-12)
+
+
+def test_gnmf_with_zero_lambda_is_nmf(data):
+    X, _ = data
+    V1 = NMF(3, random_state=5).fit_transform(X)
+    V2 = GNMF(3, lam=0.0, random_state=5).fit_transform(X)
+    np.testing.assert_allclose(V1, V2, rtol=1e-12, atol=1e-14)
+
+
+def test_ncw_is_nmf_on_weighted_data(data):
+    """NMF(ncw=True) on X equals NMF on D^-1/2 X^T with d = X^T X 1 (Xu et al.)."""
+    X, _ = data
+    Xd = X.toarray()
+    d = Xd @ (Xd.T @ np.ones(X.shape[0]))
+    np.testing.assert_allclose(ncw_weights(X), d ** -0.5)
+    V1 = NMF(3, ncw=True, random_state=2).fit_transform(X)
+    V2 = NMF(3, random_state=2).fit_transform(sp.csr_matrix(Xd / np.sqrt(d)[:, None]))
+    np.testing.assert_allclose(V1, V2, rtol=1e-10, atol=1e-12)
+
+
+def test_sparse_and_dense_input_agree(data):
+    X, _ = data
+    V1 = GNMF(3, random_state=0).fit_transform(X)
+    V2 = GNMF(3, random_state=0).fit_transform(X.toarray())
+    np.testing.assert_allclose(V1, V2, rtol=1e-9, atol=1e-12)
+
+
+def test_fixed_seed_is_deterministic_and_normalised(data):
+    X, _ = data
+    a, b = GNMF(3, random_state=11), GNMF(3, random_state=11)
+    Va, Vb = a.fit_transform(X), b.fit_transform(X)
+    np.testing.assert_array_equal(Va, Vb)
+    np.testing.assert_allclose(np.linalg.norm(a.components_, axis=1), 1.0)
+    assert not np.array_equal(Va, GNMF(3, random_state=12).fit_transform(X))
+
+
+def test_gnmf_clusters_separated_data(data):
+    X, y = data
+    V = GNMF(3, random_state=0).fit_transform(X)
+    labels = KMeans(3, n_replicates=10, random_state=0).fit(V).labels_
+    from docfact.metrics import accuracy
+    assert accuracy(y, labels) == 1.0
+
+
+def test_running_mean_stopping_rule(data):
+    X, _ = data
+    est = NMF(3, max_iter=None, tol=1e-5, n_restarts=1, random_state=0)
+    est.fit_transform(X)
+    assert 1 < est.n_iter_ < 10_000
+    assert len(est.objective_) == est.n_iter_ + 1
+
+
+@pytest.mark.parametrize("bad", [{"lam": -1.0}, {"p": 0}, {"weight": "heat"}, {"n_restarts": 0},
+                                 {"max_iter": 0}])
+def test_invalid_parameters_are_named(data, bad):
+    X, _ = data
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        GNMF(3, **bad).fit_transform(X)
+
+
+def test_negative_input_is_refused():
+    with pytest.raises(ValueError, match="negative"):
+        NMF(2).fit_transform(-np.ones((4, 3)))

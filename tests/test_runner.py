@@ -1,0 +1,190 @@
+"""The runner end to end on the mirror data: tables, determinism, resume, bad input."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from docfact.cli import main
+from docfact.experiment import methods as registry
+
+FAST = {"n_restarts": 2, "min_iter": 5, "max_iter": 20}
+
+
+def small_config(tmp_path: Path, runs=2, k=(2, 3), name="small", **extra) -> Path:
+    """A GNMF-table config on the real TDT2 data, with few runs and iterations."""
+    cfg = {
+        "name": name,
+        "title": "small GNMF table",
+        "data": {"view": "gnmf_tdt2"},
+        "protocol": {"k": list(k), "runs": runs, "seed": 7},
+        "labels": {"rule": "kmeans", "replicates": 3},
+        "methods": {
+            "K-means": {"algorithm": "kmeans"},
+            "LSI+K-means": {"algorithm": "lsi_kmeans"},
+            "NMF": {"algorithm": "nmf", "ncw": True, **FAST},
+            "GNMF": {"algorithm": "gnmf", "lam": 10, **FAST},
+        },
+        "published": {"source": "GNMF report, Table 2",
+                      "ac": {"GNMF": {2: "99.9±0.3", 3: "99.7±0.4", "avg": 97.6}}},
+        **extra,
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg, allow_unicode=True))
+    return path
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_end_to_end_tables(tmp_path):
+    out = tmp_path / "out"
+    res = run_cli("run", small_config(tmp_path), "--out", out, "--jobs", 1)
+    assert res.exit_code == 0, res.output
+    runs = pd.read_csv(out / "runs.csv")
+    assert len(runs) == 2 * 2 * 4 and (runs["status"] == "ok").all()
+    assert runs[["k", "run", "method"]].duplicated().sum() == 0
+    assert runs["ac"].between(0, 1).all() and runs["nmi"].between(0, 1).all()
+    # the same two classes for every method of a run
+    assert (runs.groupby(["k", "run"])["classes"].nunique() == 1).all()
+    # two TDT2 topics are easy: even 20 GNMF iterations separate them well
+    assert runs.loc[(runs.method == "GNMF") & (runs.k == 2), "ac"].mean() > 0.85
+    md = (out / "tables.md").read_text()
+    assert "(99.9)" in md and "Δ" in md and "## Accuracy (%)" in md
+    ac = pd.read_csv(out / "ac.csv", index_col=0)
+    assert ac.loc["2", "GNMF mean"] == pytest.approx(
+        runs.loc[(runs.method == "GNMF") & (runs.k == 2), "ac"].mean(), abs=1e-6)
+    shown = run_cli("show", out)
+    assert shown.exit_code == 0 and shown.output.strip() == md.strip()
+
+
+def test_same_seed_same_bytes_for_any_number_of_jobs(tmp_path):
+    cfg = small_config(tmp_path)
+    assert run_cli("run", cfg, "--out", tmp_path / "a", "--jobs", 1, "--quiet").exit_code == 0
+    assert run_cli("run", cfg, "--out", tmp_path / "b", "--jobs", 2, "--quiet").exit_code == 0
+    assert (tmp_path / "a/runs.csv").read_bytes() == (tmp_path / "b/runs.csv").read_bytes()
+
+
+def test_resume_after_sigkill(tmp_path):
+    cfg = small_config(tmp_path, runs=3, k=(2, 3, 4))
+    clean = tmp_path / "clean"
+    assert run_cli("run", cfg, "--out", clean, "--jobs", 1, "--quiet").exit_code == 0
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "docfact", "run", str(cfg), "--out", str(out),
+           "--jobs", "1", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    runs_csv = out / "runs.csv"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not runs_csv.exists() or
+                                      runs_csv.read_text().count("\n") < 6):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = pd.read_csv(runs_csv)
+    assert 0 < len(partial) < 36, "the kill should land mid-protocol"
+    assert run_cli("run", cfg, "--out", out, "--jobs", 1, "--quiet").exit_code == 0
+    assert runs_csv.read_bytes() == (clean / "runs.csv").read_bytes()
+
+
+def test_truncated_records_are_recomputed(tmp_path):
+    cfg = small_config(tmp_path)
+    out = tmp_path / "out"
+    assert run_cli("run", cfg, "--out", out, "--quiet").exit_code == 0
+    good = (out / "runs.csv").read_bytes()
+    (out / "runs.csv").write_bytes(good[: len(good) - 40])  # cut inside the last run's rows
+    assert run_cli("run", cfg, "--out", out, "--quiet").exit_code == 0
+    assert (out / "runs.csv").read_bytes() == good
+
+
+class Exploding:
+    """A stand-in estimator that fails on k = 3, as a diverging factorization would."""
+
+    def __init__(self, n_components, random_state=None):
+        self.n_components = n_components
+
+    def _validate_params(self):
+        pass
+
+    def get_params(self):
+        return {}
+
+    def fit_transform(self, X):
+        if self.n_components == 3:
+            raise FloatingPointError("the factors contain NaN or Inf")
+        self.n_iter_, self.objective_ = 1, [0.0]
+        return np.eye(X.shape[0], self.n_components) + 0.1
+
+
+def test_a_failing_run_is_recorded_and_counted(tmp_path, monkeypatch):
+    monkeypatch.setitem(registry.ALGORITHMS, "exploding", registry.Algorithm(Exploding))
+    cfg = small_config(tmp_path, runs=2, k=(2, 3))
+    raw = yaml.safe_load(cfg.read_text())
+    raw["methods"] = {"K-means": {"algorithm": "kmeans"}, "Boom": {"algorithm": "exploding"}}
+    raw.pop("published")
+    cfg.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "out"
+    res = run_cli("run", cfg, "--out", out, "--jobs", 1)
+    assert res.exit_code == 0, res.output
+    runs = pd.read_csv(out / "runs.csv")
+    failed = runs[runs.status == "failed"]
+    assert set(failed["method"]) == {"Boom"} and set(failed["k"]) == {3} and len(failed) == 2
+    assert failed["error"].str.contains("FloatingPointError").all()
+    assert "[2 failed]" in (out / "tables.md").read_text()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c.update(protocol={"k": [2], "runs": 0}), "protocol.runs"),
+    (lambda c: c.update(colour="red"), "unknown key 'colour'"),
+    (lambda c: c["methods"].update(X={"algorithm": "nope"}), "unknown algorithm 'nope'"),
+    (lambda c: c["methods"]["GNMF"].update(lam=-1), "lam must be a number >= 0"),
+    (lambda c: c["methods"]["GNMF"].update(lambada=3), "lambada"),
+    (lambda c: c.update(protocol={"k": [2, 31], "runs": 1}), "exceeds the 30 classes"),
+    (lambda c: c.update(data={"view": "no_such_view"}), "no_such_view"),
+])
+def test_bad_config_is_one_line_exit_2_nothing_written(tmp_path, edit, message):
+    cfg = small_config(tmp_path)
+    raw = yaml.safe_load(cfg.read_text())
+    edit(raw)
+    cfg.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "out"
+    res = run_cli("run", cfg, "--out", out)
+    assert res.exit_code == 2
+    assert message in res.output and res.output.count("\n") == 1, res.output
+    assert "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_malformed_yaml_and_options(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("data: {view: gnmf_tdt2\nprotocol: [")
+    res = run_cli("run", bad, "--out", tmp_path / "o")
+    assert res.exit_code == 2 and "invalid YAML at line" in res.output
+    res = run_cli("run", small_config(tmp_path), "--runs", 0, "--out", tmp_path / "o")
+    assert res.exit_code == 2 and "--runs" in res.output
+    assert not (tmp_path / "o").exists()
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    res = run_cli("run", small_config(tmp_path), "--out", blocker / "sub")
+    assert res.exit_code == 2 and "not a writable folder" in res.output
+
+
+def test_changed_protocol_is_not_mixed_into_old_results(tmp_path):
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    out = tmp_path / "out"
+    assert run_cli("run", cfg, "--out", out, "--quiet").exit_code == 0
+    raw = yaml.safe_load(cfg.read_text())
+    raw["protocol"]["seed"] = 8
+    cfg.write_text(yaml.safe_dump(raw))
+    res = run_cli("run", cfg, "--out", out, "--quiet")
+    assert res.exit_code == 2 and "--fresh" in res.output
+    assert run_cli("run", cfg, "--out", out, "--quiet", "--fresh").exit_code == 0
