@@ -74,7 +74,10 @@ def fetch(
     """
     e = entry(name)
     target = resolve_data_dir(data_dir) / e.file
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(f"cannot create the data cache folder {target.parent}: {exc}") from None
     mirror = resolve_mirror(mirror)
 
     tried = []
@@ -82,7 +85,7 @@ def fetch(
         problem = _verify_cached(target, e)
         if problem is None:
             return target
-        _quarantine(target, target)
+        _quarantine(target)
         log.warning("cached %s failed its check (%s); fetching it again", target, problem)
         tried.append(f"cache {target}: {problem} (set aside as .corrupt)")
     else:
@@ -176,8 +179,10 @@ def _join(mirror: str, file: str) -> str:
     return str(Path(mirror).expanduser() / file)
 
 
-def _quarantine(path: Path, target: Path) -> None:
-    """Move a file that failed its check out of the way, keeping it for inspection."""
+def _quarantine(path: Path, target: Path | None = None) -> None:
+    """Move a file that failed its check (by default the cached `target` itself) out of the
+    way as `<target>.corrupt`, keeping the last one for inspection."""
+    target = target or path
     os.replace(path, target.with_name(target.name + ".corrupt"))
     _stamp(target).unlink(missing_ok=True)
 

@@ -36,8 +36,8 @@ from docfact.errors import DataError
 log = logging.getLogger(__name__)
 
 # Tokeniser shared by the raw-text routes: lowercase alphabetic tokens of two letters or
-# more, scikit-learn's English stop words removed. Digits and one-letter tokens carry no
-# topic and Deng Cai's matrices show no sign of them either.
+# more, scikit-learn's English stop words removed (digits and single letters say little
+# about a topic and would mostly add noise terms).
 TOKEN_PATTERN = r"\b[a-zA-Z]{2,}\b"
 
 # Smallest document frequency of a kept term. 20 Newsgroups: min_df = 6 gives 25494 terms,
