@@ -32,7 +32,7 @@ TOP_KEYS = {"name", "title", "data", "protocol", "labels", "methods", "report", 
             "notes"}
 DATA_KEYS = {"view", "weighting", "weight_on"}
 PROTOCOL_KEYS = {"k", "runs", "seed"}
-REPORT_KEYS = {"layout", "unit"}
+REPORT_KEYS = {"layout", "unit", "groups"}
 LAYOUTS = ("k_by_method", "method_by_k")
 UNITS = ("percent", "fraction")
 METRICS = ("ac", "nmi")
@@ -52,6 +52,7 @@ class Config:
     methods: tuple  # of Method
     layout: str
     unit: str
+    groups: tuple  # ((heading or None, (method names...)), ...): the table's sections
     published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; source under "source"
     notes: str
     raw: dict  # the YAML mapping as read, saved beside the results
@@ -127,13 +128,14 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     report = _mapping(raw.get("report", {}), f"{where}: report", REPORT_KEYS)
     layout = _option(report.get("layout", "k_by_method"), LAYOUTS, f"{where}: report.layout")
     unit = _option(report.get("unit", "percent"), UNITS, f"{where}: report.unit")
+    groups = _groups(report.get("groups"), f"{where}: report.groups", [m.name for m in methods])
     published = _published(raw.get("published"), f"{where}: published",
                            [m.name for m in methods], k)
     notes = raw.get("notes", "")
     if not isinstance(notes, str):
         raise ConfigError(f"{where}: notes: must be text")
     return Config(name, str(raw.get("title", name)), view, weighting, weight_on, k, runs, seed,
-                  tuple(methods), layout, unit, published, notes, raw)
+                  tuple(methods), layout, unit, groups, published, notes, raw)
 
 
 def _mapping(value, where, allowed, required=()):
@@ -147,6 +149,27 @@ def _mapping(value, where, allowed, required=()):
     if missing:
         raise ConfigError(f"{where}: missing key {missing[0]!r}")
     return value
+
+
+def _groups(value, where, names):
+    """Sections of the table: a list of {heading, methods}; by default one untitled section."""
+    if value is None:
+        return ((None, tuple(names)),)
+    if not isinstance(value, list) or not all(isinstance(g, dict) for g in value):
+        raise ConfigError(f"{where}: must be a list of {{heading, methods}} mappings")
+    groups, seen = [], []
+    for i, g in enumerate(value):
+        _mapping(g, f"{where}[{i}]", {"heading", "methods"}, required={"methods"})
+        members = g["methods"]
+        unknown = [m for m in members if m not in names] if isinstance(members, list) else None
+        if unknown is None or unknown:
+            raise ConfigError(f"{where}[{i}].methods: must list methods of this config; "
+                              f"unknown: {unknown}")
+        groups.append((g.get("heading"), tuple(members)))
+        seen += members
+    if sorted(seen) != sorted(names):
+        raise ConfigError(f"{where}: every method must appear in exactly one group")
+    return tuple(groups)
 
 
 def _option(value, options, where):

@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
-from docfact.algorithms.base import ncw_weights
 from docfact.algorithms.engine import minimize
+from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 from docfact.algorithms.nmf import GNMFRule
 
 
@@ -82,7 +82,7 @@ def test_ncw_is_nmf_on_weighted_data(data):
     X, _ = data
     Xd = X.toarray()
     d = Xd @ (Xd.T @ np.ones(X.shape[0]))
-    np.testing.assert_allclose(ncw_weights(X), d ** -0.5)
+    np.testing.assert_allclose(ncw_scaling(LinearKernel(X)), d ** -0.5)
     V1 = NMF(3, ncw=True, random_state=2).fit_transform(X)
     V2 = NMF(3, random_state=2).fit_transform(sp.csr_matrix(Xd / np.sqrt(d)[:, None]))
     np.testing.assert_allclose(V1, V2, rtol=1e-10, atol=1e-12)

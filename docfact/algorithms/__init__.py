@@ -3,9 +3,12 @@
 Imports only numpy, scipy and scikit-learn: nothing here knows about configs, data sets or runs.
 """
 
+from docfact.algorithms.cf import CF, LCCF
 from docfact.algorithms.graphs import knn_graph
+from docfact.algorithms.kernels import polynomial_kernel
 from docfact.algorithms.kmeans import KMeans
-from docfact.algorithms.lsi import LSIKMeans
 from docfact.algorithms.nmf import GNMF, NMF
+from docfact.algorithms.spectral import LSIKMeans, SpectralClustering
 
-__all__ = ["GNMF", "NMF", "KMeans", "LSIKMeans", "knn_graph"]
+__all__ = ["CF", "GNMF", "LCCF", "NMF", "KMeans", "LSIKMeans", "SpectralClustering", "knn_graph",
+           "polynomial_kernel"]

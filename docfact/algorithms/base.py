@@ -84,15 +84,3 @@ def check_nonnegative(X, name: str = "X"):
         raise ValueError(f"{name} has negative entries; this factorization needs X >= 0")
     return X
 
-
-def ncw_weights(X) -> np.ndarray:
-    """d^-1/2 with d = X^T X 1, the normalized-cut weights of Xu, Liu & Gong (2003).
-
-    X : (n_samples, n_features); returns (n_samples,). In the papers' orientation the weighted
-    data are X D^-1/2; here each row of X is scaled by d_i^-1/2.
-    """
-    d = X @ np.asarray(X.T @ np.ones(X.shape[0])).ravel()
-    d = np.asarray(d).ravel()
-    if (d <= 0).any():
-        raise ValueError("NC weighting needs every sample to have a positive affinity sum")
-    return 1.0 / np.sqrt(d)

@@ -12,8 +12,10 @@ following the reference code (GNMF.m / LCCF.m):
    `max_iter=None`, until the running mean of the objective stops decreasing:
    mean <- 0.1 mean + 0.9 obj, stop when (mean - obj) / mean < tol;
 4. the factors are normalised at the end (e.g. unit columns of U, V rescaled).
+The rule is only the algorithm box: update equations, objective, normalisation.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,9 +28,10 @@ EPS = 1e-10  # floor of every denominator, as in the reference code
 
 class UpdateRule(Protocol):
     """What an algorithm provides to the engine. Factors are tuples of 2-D arrays (rows, K),
-    updated in place."""
+    updated in place. `normalize` runs on every start and on the result; `loop_normalize`, when
+    not None, after every iteration past min_iter (the CF family's reference code does so)."""
 
-    normalize_in_loop: bool  # normalise after every iteration past min_iter (CF family)
+    loop_normalize: Callable[[tuple], None] | None
 
     def init(self, rng: np.random.Generator) -> tuple: ...
 
@@ -104,6 +107,6 @@ def _step(rule: UpdateRule, F: tuple, n_iter: int, min_iter: int) -> int:
     """Apply iteration number n_iter + 1 (1-based); normalise past min_iter if the rule asks."""
     rule.update(F)
     n_iter += 1
-    if rule.normalize_in_loop and n_iter > min_iter:
-        rule.normalize(F)
+    if rule.loop_normalize is not None and n_iter > min_iter:
+        rule.loop_normalize(F)
     return n_iter

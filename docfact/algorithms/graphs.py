@@ -39,3 +39,13 @@ def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
 def degrees(W) -> np.ndarray:
     """d = W 1, the diagonal of D in L = D - W."""
     return np.asarray(W.sum(axis=1)).ravel()
+
+
+def check_graph(X, S, p: int, weight: str) -> sp.csr_matrix:
+    """The regulariser's affinity for the n rows of X: S if given (checked), else knn_graph."""
+    n = X.shape[0]
+    if S is None:
+        return knn_graph(X, p, weight)
+    if S.shape != (n, n):
+        raise ValueError(f"the graph must be ({n}, {n}), got {S.shape}")
+    return sp.csr_matrix(S)

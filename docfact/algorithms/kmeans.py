@@ -1,10 +1,11 @@
-"""k-means as the reference code runs it (litekmeans.m), on scikit-learn's Lloyd iterations.
+"""k-means as the reference code runs it (litekmeans.m), in the input space or a kernel's.
 
 Why not scikit-learn's default: its k-means++ seeding with several inits is a stronger baseline
 than the papers used. litekmeans starts each replicate from K distinct data points drawn
 uniformly at random, iterates at most 100 times, and keeps the replicate with the smallest sum of
 (unsquared) point-to-centre distances. The start rule and the number of replicates are part of
-each table's protocol, so both are parameters here.
+each table's protocol, so both are parameters here. With the linear kernel the Lloyd iterations
+are scikit-learn's; with another kernel (the LCCF paper's kernelized KM rows) they run on K.
 """
 
 import numpy as np
@@ -13,7 +14,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.utils import check_random_state
 
-from docfact.algorithms._validation import check_int
+from docfact.algorithms._validation import check_int, check_option
+from docfact.algorithms.kernels import KERNELS, LinearKernel, kernel_operator, ncw_scaling
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -24,22 +26,33 @@ class KMeans(ClusterMixin, BaseEstimator):
     n_clusters : int
     n_replicates : int, random restarts; the best by sum of distances is kept.
     max_iter : int, Lloyd iterations per replicate (100 in litekmeans).
+    kernel : "linear" (k-means on the rows of X), "polynomial" ((X X^T)^degree) or
+        "precomputed" (X is the kernel K, (n, n)).
+    degree : int, of the polynomial kernel.
+    ncw : bool, normalized-cut weighting (KM-NCW): the rows of X scaled by d^-1/2, d = X X^T 1,
+        or K <- D^-1/2 K D^-1/2 for a kernel.
     random_state : int, RandomState or None.
 
-    Attributes: labels_ (n_samples,), cluster_centers_ (K, n_features), inertia_ (sum of
-    unsquared distances of the kept replicate).
+    Attributes: labels_ (n_samples,), inertia_ (sum of unsquared distances of the kept replicate).
     """
 
-    def __init__(self, n_clusters, *, n_replicates=1, max_iter=100, random_state=None):
+    def __init__(self, n_clusters, *, n_replicates=1, max_iter=100, kernel="linear", degree=2,
+                 ncw=False, random_state=None):
         self.n_clusters = n_clusters
         self.n_replicates = n_replicates
         self.max_iter = max_iter
+        self.kernel = kernel
+        self.degree = degree
+        self.ncw = ncw
         self.random_state = random_state
 
     def _validate_params(self):
         check_int("n_clusters", self.n_clusters, 1)
         check_int("n_replicates", self.n_replicates, 1)
         check_int("max_iter", self.max_iter, 1)
+        check_option("kernel", self.kernel, KERNELS)
+        check_int("degree", self.degree, 1)
+        check_option("ncw", self.ncw, (False, True))
 
     def fit(self, X, y=None):
         self._validate_params()
@@ -47,17 +60,63 @@ class KMeans(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}")
+        if self.kernel == "linear":
+            if self.ncw:
+                K = LinearKernel(X).scaled(ncw_scaling(LinearKernel(X)))
+                X = K.X
+            lloyd = _lloyd_input_space
+        else:
+            K = kernel_operator(X, self.kernel, self.degree)
+            if self.ncw:
+                K = K.scaled(ncw_scaling(K))
+            X = K.K
+            lloyd = _lloyd_kernel
         rng = check_random_state(self.random_state)
         best = None
         for _ in range(self.n_replicates):
-            start = X[rng.choice(n, self.n_clusters, replace=False)]
-            start = start.toarray() if sp.issparse(start) else start
-            km = _SKKMeans(self.n_clusters, init=start, n_init=1, max_iter=self.max_iter, tol=0.0)
-            km.fit(X)
-            sum_d = float(km.transform(X)[np.arange(n), km.labels_].sum())
+            start = rng.choice(n, self.n_clusters, replace=False)
+            labels, sum_d = lloyd(X, start, self.max_iter)
             if best is None or sum_d < best[0]:
-                best = (sum_d, km)
-        self.inertia_, km = best
-        self.labels_ = km.labels_
-        self.cluster_centers_ = km.cluster_centers_
+                best = (sum_d, labels)
+        self.inertia_, self.labels_ = best
         return self
+
+
+def _lloyd_input_space(X, start, max_iter):
+    """scikit-learn's Lloyd iterations from the points `start`: (labels, sum of distances)."""
+    centers = X[start]
+    centers = centers.toarray() if sp.issparse(centers) else centers
+    km = _SKKMeans(len(start), init=centers, n_init=1, max_iter=max_iter, tol=0.0).fit(X)
+    d = km.transform(X)[np.arange(X.shape[0]), km.labels_]
+    return km.labels_, float(d.sum())
+
+
+def _lloyd_kernel(K, start, max_iter):
+    """Lloyd iterations in the kernel's feature space, from the points `start`.
+
+    ||phi_i - m_c||^2 = K_ii - 2 mean_{j in c} K_ij + mean_{j,l in c} K_jl. An emptied cluster
+    is re-seeded with the point farthest from its centre.
+    """
+    n, k = K.shape[0], len(start)
+    diag = np.diag(K)
+    dist = diag[:, None] - 2 * K[:, start] + diag[start][None, :]
+    labels = dist.argmin(axis=1)
+    for _ in range(max_iter):
+        E = np.zeros((n, k))
+        E[np.arange(n), labels] = 1.0
+        size = E.sum(axis=0)
+        empty = np.flatnonzero(size == 0)
+        if len(empty):
+            far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
+            E[far] = 0.0
+            E[far, empty] = 1.0
+            size = E.sum(axis=0)
+        E /= size
+        KE = K @ E
+        dist = diag[:, None] - 2 * KE + np.sum(E * KE, axis=0)[None, :]
+        new = dist.argmin(axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    d = np.sqrt(np.maximum(dist[np.arange(n), labels], 0.0))
+    return labels, float(d.sum())

@@ -12,15 +12,16 @@ import scipy.sparse as sp
 
 from docfact.algorithms import engine
 from docfact.algorithms._validation import check_float, check_int, check_option
-from docfact.algorithms.base import MultiplicativeFactorization, check_nonnegative, ncw_weights
+from docfact.algorithms.base import MultiplicativeFactorization, check_nonnegative
 from docfact.algorithms.engine import EPS
-from docfact.algorithms.graphs import WEIGHTS, degrees, knn_graph
+from docfact.algorithms.graphs import WEIGHTS, check_graph, degrees
+from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 
 
 class GNMFRule:
     """Update rule of GNMF (NMF when W is None). Xs: (n, m), the samples as rows (X^T)."""
 
-    normalize_in_loop = False
+    loop_normalize = None
 
     def __init__(self, Xs, n_components: int, W=None, lam: float = 0.0):
         self.Xt = Xs  # X^T, (n, m)
@@ -92,9 +93,9 @@ class NMF(MultiplicativeFactorization):
         X = check_nonnegative(X)
         self._check_n_samples(X.shape[0])
         W, lam = self._affinity(X, W)  # on the unweighted data, also for the NCW variant
-        if self.ncw:
-            d = ncw_weights(X)
-            X = sp.csr_matrix(sp.diags(d) @ X) if sp.issparse(X) else d[:, None] * X
+        if self.ncw:  # X^T <- D^-1/2 X^T, d = X X^T 1 (Xu et al. 2003)
+            K = LinearKernel(X)
+            X = K.scaled(ncw_scaling(K)).X
         rule = GNMFRule(X, self.n_components, W, lam)
         U, V = self._minimize(rule, track_objective).factors
         self.components_ = U.T
@@ -126,8 +127,4 @@ class GNMF(NMF):
         check_option("weight", self.weight, WEIGHTS)
 
     def _affinity(self, X, W):
-        if W is None:
-            W = knn_graph(X, self.p, self.weight)
-        elif W.shape != (X.shape[0], X.shape[0]):
-            raise ValueError(f"W must be ({X.shape[0]}, {X.shape[0]}), got {W.shape}")
-        return W, self.lam
+        return check_graph(X, W, self.p, self.weight), self.lam

@@ -17,33 +17,49 @@ LABEL_RULES = ("kmeans", "argmax")
 
 @dataclass(frozen=True)
 class Algorithm:
-    """An estimator class; `clusters` if it predicts labels itself, else it returns V."""
+    """An estimator class; `clusters` if it predicts labels itself, else it returns V.
+
+    graph: the name of the fit parameter that takes the run's shared p-NN graph, if any.
+    Estimators with a `kernel` parameter other than "linear" get the run's shared kernel matrix
+    (kernel="precomputed").
+    """
 
     estimator: type
     clusters: bool = False
-    graph: bool = False  # takes the run's shared p-NN graph as fit parameter W
+    graph: str | None = None
 
 
 ALGORITHMS = {
     "kmeans": Algorithm(alg.KMeans, clusters=True),
+    "spectral": Algorithm(alg.SpectralClustering, clusters=True),
     "lsi_kmeans": Algorithm(alg.LSIKMeans, clusters=True),
     "nmf": Algorithm(alg.NMF),
-    "gnmf": Algorithm(alg.GNMF, graph=True),
+    "gnmf": Algorithm(alg.GNMF, graph="W"),
+    "cf": Algorithm(alg.CF),
+    "lccf": Algorithm(alg.LCCF, graph="S"),
 }
 
 
 class Artefacts:
-    """What one run builds once and hands to every method: the weighted data and its graphs."""
+    """What one run builds once and hands to every method: the weighted data, its graphs and
+    its kernel matrices."""
 
     def __init__(self, X: sp.csr_matrix):
         self.X = X
-        self._graphs = {}
+        self._cache = {}
+
+    def _get(self, key, build):
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
 
     def graph(self, p: int, weight: str) -> sp.csr_matrix:
-        key = (p, weight)
-        if key not in self._graphs:
-            self._graphs[key] = alg.knn_graph(self.X, p, weight)
-        return self._graphs[key]
+        return self._get(("graph", p, weight), lambda: alg.knn_graph(self.X, p, weight))
+
+    def kernel(self, name: str, degree: int) -> np.ndarray:
+        if name != "polynomial":
+            raise ValueError(f"no shared kernel {name!r}")
+        return self._get(("kernel", name, degree), lambda: alg.polynomial_kernel(self.X, degree))
 
 
 @dataclass(frozen=True)
@@ -100,10 +116,14 @@ class Method:
         fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
         a = ALGORITHMS[self.algorithm]
         est = self.estimator(k, random_state=fit_seed)
+        X = artefacts.X
+        if getattr(est, "kernel", "linear") not in ("linear", "precomputed"):
+            X = artefacts.kernel(est.kernel, est.degree)
+            est.set_params(kernel="precomputed")
         if a.clusters:
-            return {"labels": est.fit(artefacts.X).labels_}
-        fit_params = {"W": artefacts.graph(est.p, est.weight)} if a.graph else {}
-        V = est.fit_transform(artefacts.X, **fit_params)
+            return {"labels": est.fit(X).labels_}
+        fit_params = {a.graph: artefacts.graph(est.p, est.weight)} if a.graph else {}
+        V = est.fit_transform(X, **fit_params)
         if self.labels["rule"] == "argmax":
             labels = V.argmax(axis=1)
         else:

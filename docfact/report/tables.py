@@ -111,7 +111,11 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
             body.append(["Avg.", *(cell(metric, m, "avg") for m in methods)])
         else:
             header = ["Method", *map(str, ks), "Avg."]
-            body = [[m, *(cell(metric, m, k) for k in [*ks, "avg"])] for m in methods]
+            body = []
+            for heading, members in config.groups:
+                if heading:
+                    body.append([f"*{heading}*", *[""] * (len(ks) + 1)])
+                body += [[m, *(cell(metric, m, k) for k in [*ks, "avg"])] for m in members]
         lines += [tabulate(body, header, tablefmt="github", disable_numparse=True), ""]
     if partial:
         lines += ["Avg. of a run over fewer k than the paper: the published value beside it is "

@@ -1,0 +1,194 @@
+"""Concept factorization: CF (Xu & Gong 2004; LCCF paper Eq. 7) and LCCF (LCCF paper Eqs. 17-18).
+
+Objective (LCCF Eq. 10-11), K = X^T X (N, N) the kernel of the N documents, W (N, K) the
+association of documents to concepts (u_k = X w_k), V (N, K) the new representation:
+    O = tr(K) - 2 tr(V W^T K) + tr(V W^T K W V^T) + lambda tr(V^T L V),   L = D - S,
+CF being lambda = 0. Every iteration updates V, then W (LCCF.m):
+    V <- V * (K W + lambda S V) / (V W^T K W + lambda D V)                  (18)
+    W <- W * (K V) / (K W V^T V)                                            (17)
+For a kernel with negative entries the updates of Section 3.5 (Eqs. 25, 28) are used instead,
+with K = K+ - K-.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from docfact.algorithms._validation import check_float, check_int, check_option
+from docfact.algorithms.base import MultiplicativeFactorization
+from docfact.algorithms.engine import EPS
+from docfact.algorithms.graphs import WEIGHTS, check_graph, degrees
+from docfact.algorithms.kernels import KERNELS, DenseKernel, kernel_operator, ncw_scaling
+
+
+class LCCFRule:
+    """Update rule of LCCF (CF when S is None) on a kernel operator K (see kernels.py).
+
+    gamma : optional (N,) scaling of Appendix B (weighted LCCF), G = diag(gamma) = Gamma^1/2:
+        the caller passes K' = G K G, the rule turns L into L' = G^-1 L G^-1, and the factors
+        are W' = G^-1 W and V' = G V of the weighted objective.
+    """
+
+    def __init__(self, K, n_components: int, S=None, lam: float = 0.0, gamma=None,
+                 loop_normalize: bool = True):
+        self.K = K
+        self.k = n_components
+        self.lam = lam if S is not None else 0.0
+        if self.lam > 0:
+            S = sp.csr_matrix(S)
+            d = degrees(S)
+            if gamma is not None:  # L' = G^-1 L G^-1: S' = G^-1 S G^-1, D' = G^-2 D
+                inv = sp.diags(1.0 / gamma)
+                S, d = sp.csr_matrix(inv @ S @ inv), d / gamma**2
+            self.S, self.d = self.lam * S, self.lam * d
+        self.trace_K = K.trace()
+        self.negative = K.min() < 0
+        if self.negative:  # K = K+ - K- (Section 3.5); only dense kernels can be negative
+            self.K_pos = DenseKernel(np.maximum(K.dense(), 0))
+            self.K_neg = DenseKernel(np.maximum(-K.dense(), 0))
+        if not loop_normalize:
+            self.loop_normalize = None
+
+    def init(self, rng):
+        return rng.random((self.K.n, self.k)), rng.random((self.K.n, self.k))
+
+    def update(self, F):
+        W, V = F
+        if self.negative:
+            return self._update_signed(W, V)
+        KW = self.K.dot(W)
+        num, den = KW, V @ (W.T @ KW)
+        if self.lam > 0:
+            num = num + self.S @ V
+            den = den + self.d[:, None] * V
+        V *= num / np.maximum(den, EPS)
+        W *= self.K.dot(V) / np.maximum(KW @ (V.T @ V), EPS)
+
+    def _update_signed(self, W, V):
+        """Eqs. (28) then (25): Theorem 2's update for K with negative entries."""
+        KW, KpW, KnW = self.K.dot(W), self.K_pos.dot(W), self.K_neg.dot(W)
+        Qp, Qn = V @ (W.T @ KpW), V @ (W.T @ KnW)
+        if self.lam > 0:
+            Qp += self.d[:, None] * V
+            Qn += self.S @ V
+        V *= (KW + np.sqrt(KW**2 + 4 * Qp * Qn)) / np.maximum(2 * Qp, EPS)
+        VtV = V.T @ V
+        KV = self.K.dot(V)
+        Pp, Pn = self.K_pos.dot(W) @ VtV, self.K_neg.dot(W) @ VtV
+        W *= (KV + np.sqrt(KV**2 + 4 * Pp * Pn)) / np.maximum(2 * Pp, EPS)
+
+    def objective(self, F):
+        W, V = F
+        KW = self.K.dot(W)
+        obj = self.trace_K - 2 * np.sum(V * KW) + np.sum((W.T @ KW) * (V.T @ V))
+        if self.lam > 0:
+            obj += np.sum(self.d[:, None] * V * V) - np.sum(V * (self.S @ V))
+        return float(obj)
+
+    def normalize(self, F):
+        """Concepts to unit norm, ||u_k||^2 = w_k^T K w_k = 1, V rescaled (W V^T unchanged)."""
+        W, V = F
+        norms = np.sqrt(np.maximum(np.sum(W * self.K.dot(W), axis=0), EPS**2))
+        W /= norms
+        V *= norms
+
+    def loop_normalize(self, F):
+        """Columns of V to unit L2 norm, W rescaled (LCCF.m, every iteration past minIter)."""
+        W, V = F
+        norms = np.maximum(np.linalg.norm(V, axis=0), EPS)
+        V /= norms
+        W *= norms
+
+
+class CF(MultiplicativeFactorization):
+    """Concept factorization X^T ~ V W^T X^T, on a kernel K of the samples.
+
+    kernel : "linear" (K = X X^T, kept in sparse form), "polynomial" (K = (X X^T)^degree,
+        element-wise) or "precomputed" (X is K, (n, n)).
+    degree : int, of the polynomial kernel.
+    ncw : bool, normalized-cut weighting K <- D^-1/2 K D^-1/2, D = diag(K 1) (Xu & Gong 2004).
+    loop_normalize : bool, normalise V's columns after every iteration past min_iter, as the
+        reference code does (this rescaling changes the graph term of LCCF's objective, so the
+        objective is monotone only with False).
+    See `MultiplicativeFactorization` for the engine's parameters.
+
+    Attributes: association_ (n, K) = W; n_iter_; objective_.
+    """
+
+    def __init__(self, n_components, *, kernel="linear", degree=2, ncw=False,
+                 loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
+                 random_state=None):
+        super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
+                         max_iter=max_iter, tol=tol, random_state=random_state)
+        self.kernel = kernel
+        self.degree = degree
+        self.ncw = ncw
+        self.loop_normalize = loop_normalize
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_option("kernel", self.kernel, KERNELS)
+        check_int("degree", self.degree, 1)
+        check_option("ncw", self.ncw, (False, True))
+        check_option("loop_normalize", self.loop_normalize, (False, True))
+
+    def _affinity(self, X, S):
+        """(S, lambda) of the graph regulariser: none for CF."""
+        return None, 0.0
+
+    def fit_transform(self, X, y=None, S=None, track_objective=False):
+        """Factorize X (n_samples, n_features), or K (n, n) with kernel="precomputed";
+        return V (n_samples, n_components).
+
+        S : optional precomputed graph affinity (n, n) for LCCF (built from X otherwise).
+        """
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64)
+        else:
+            X = np.asarray(X, dtype=np.float64)
+        if not np.isfinite(X.data if sp.issparse(X) else X).all():
+            raise ValueError("X contains NaN or Inf")
+        self._check_n_samples(X.shape[0])
+        S, lam = self._affinity(X, S)
+        K = kernel_operator(X, self.kernel, self.degree)
+        gamma = None
+        if self.ncw:
+            gamma = ncw_scaling(K)
+            K = K.scaled(gamma)
+        rule = LCCFRule(K, self.n_components, S, lam, gamma if lam > 0 else None,
+                        self.loop_normalize)
+        W, V = self._minimize(rule, track_objective).factors
+        self.association_ = W
+        return V
+
+
+class LCCF(CF):
+    """Locally consistent concept factorization (LCCF paper Eq. 10).
+
+    lam : float >= 0, lambda, weight of the graph regulariser (the paper uses 100).
+    p : int, neighbours of the graph (5 in the paper).
+    weight : "cosine" (Eq. 8, the paper) or "binary".
+    With ncw=True this is LCCF-NCW, Appendix B's weighted LCCF with gamma_j = 1 / d_j.
+    The graph is built from X's rows (for kernel="precomputed", pass S to fit_transform).
+    """
+
+    def __init__(self, n_components, *, lam=100.0, p=5, weight="cosine", kernel="linear",
+                 degree=2, ncw=False, loop_normalize=True, n_restarts=10, min_iter=30,
+                 max_iter=100, tol=1e-5, random_state=None):
+        super().__init__(n_components, kernel=kernel, degree=degree, ncw=ncw,
+                         loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+        self.lam = lam
+        self.p = p
+        self.weight = weight
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_float("lam", self.lam)
+        check_int("p", self.p, 1)
+        check_option("weight", self.weight, WEIGHTS)
+
+    def _affinity(self, X, S):
+        if S is None and self.kernel == "precomputed":
+            raise ValueError("with kernel='precomputed', pass the graph S to fit_transform")
+        return check_graph(X, S, self.p, self.weight), self.lam

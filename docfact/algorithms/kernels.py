@@ -1,0 +1,100 @@
+"""Kernel matrices as operators on the samples (one per row): K = X X^T, the papers' X^T X.
+
+The linear kernel is never formed: K Y = X (X^T Y) costs two sparse products, O(nnz K), where
+the dense N x N matrix of the reference code costs O(N^2 K) per product and O(N^2) memory.
+Other kernels (the LCCF paper's degree-2 polynomial <x_i, x_j>^2) are dense N x N matrices,
+built once per data set and shared by every method that needs them.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+KERNELS = ("linear", "polynomial", "precomputed")
+
+
+class LinearKernel:
+    """K = X X^T for X (n, m), sparse or dense."""
+
+    def __init__(self, X):
+        self.X = X
+        self.Xt = sp.csr_matrix(X.T) if sp.issparse(X) else np.ascontiguousarray(X.T)
+        self.n = X.shape[0]
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        """K Y, Y (n, K)."""
+        return np.asarray(self.X @ (self.Xt @ Y))
+
+    def trace(self) -> float:
+        return float(self.X.multiply(self.X).sum()) if sp.issparse(self.X) else float(
+            np.sum(self.X * self.X))
+
+    def row_sums(self) -> np.ndarray:
+        return self.dot(np.ones(self.n))
+
+    def min(self) -> float:
+        """The smallest entry, without forming K: >= 0 when X >= 0."""
+        data = self.X.data if sp.issparse(self.X) else self.X
+        return 0.0 if (data >= 0).all() else float(np.min(self.dense()))
+
+    def scaled(self, s: np.ndarray) -> "LinearKernel":
+        """diag(s) K diag(s), as the kernel of the rows of X scaled by s."""
+        return LinearKernel(sp.csr_matrix(sp.diags(s) @ self.X) if sp.issparse(self.X)
+                            else s[:, None] * self.X)
+
+    def dense(self) -> np.ndarray:
+        K = self.X @ self.Xt
+        return K.toarray() if sp.issparse(K) else np.asarray(K)
+
+
+class DenseKernel:
+    """A precomputed symmetric K (n, n)."""
+
+    def __init__(self, K: np.ndarray):
+        self.K = np.asarray(K)
+        self.n = self.K.shape[0]
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        return self.K @ Y
+
+    def trace(self) -> float:
+        return float(np.trace(self.K))
+
+    def row_sums(self) -> np.ndarray:
+        return self.K.sum(axis=1)
+
+    def min(self) -> float:
+        return float(self.K.min())
+
+    def scaled(self, s: np.ndarray) -> "DenseKernel":
+        return DenseKernel(s[:, None] * self.K * s[None, :])
+
+    def dense(self) -> np.ndarray:
+        return self.K
+
+
+def polynomial_kernel(X, degree: int = 2) -> np.ndarray:
+    """K_ij = <x_i, x_j>^degree (no offset), dense (n, n): LCCF Section 4.3's kernelized rows."""
+    G = X @ X.T
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    return G**degree
+
+
+def kernel_operator(X, kernel: str = "linear", degree: int = 2):
+    """The operator for `kernel`: X is the data (n, m), or K (n, n) when kernel="precomputed"."""
+    if kernel == "linear":
+        return LinearKernel(X)
+    if kernel == "polynomial":
+        return DenseKernel(polynomial_kernel(X, degree))
+    if kernel == "precomputed":
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(f"a precomputed kernel must be square, got {X.shape}")
+        return DenseKernel(X.toarray() if sp.issparse(X) else X)
+    raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
+
+
+def ncw_scaling(K) -> np.ndarray:
+    """d^-1/2 with d = K 1: the normalized-cut weighting K <- D^-1/2 K D^-1/2 (Xu et al. 2003)."""
+    d = K.row_sums()
+    if (d <= 0).any():
+        raise ValueError("NC weighting needs every sample to have a positive affinity sum")
+    return 1.0 / np.sqrt(d)

@@ -1,0 +1,106 @@
+"""Spectral clustering of documents: AA, NC (LCCF paper Section 4.3) and LSI + k-means (GNMF).
+
+AA (average association; Zha et al. 2001): k-means on the top-K eigenvectors of the document
+affinity K = X X^T (samples as rows), the spectral relaxation of k-means. NC (normalized cut) is
+AA on the NC-weighted affinity D^-1/2 K D^-1/2, D = diag(K 1) (Xu et al. 2003). LSI + k-means
+clusters U_K S_K, the documents in the K-dimensional latent semantic space. For the linear kernel
+the eigenvectors of K are the left singular vectors of X (computed sparse, K never formed).
+"""
+
+import numpy as np
+import scipy.linalg
+from scipy.sparse.linalg import svds
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+
+from docfact.algorithms._validation import check_int, check_option
+from docfact.algorithms.kernels import KERNELS, LinearKernel, kernel_operator, ncw_scaling
+from docfact.algorithms.kmeans import KMeans
+
+
+def top_singular(X, k: int, rng) -> tuple:
+    """(U_k (n, k), s_k (k,)): the k largest singular triplets of X (n, m), ARPACK from a seeded
+    start vector so that the result is reproducible."""
+    if k >= min(X.shape):
+        U, s, _ = np.linalg.svd(X.toarray() if hasattr(X, "toarray") else X,
+                                full_matrices=False)
+        return U[:, :k], s[:k]
+    v0 = rng.uniform(-1, 1, min(X.shape))
+    U, s, _ = svds(X, k=k, v0=v0)
+    order = np.argsort(s)[::-1]
+    return U[:, order], s[order]
+
+
+def top_eigenvectors(K, k: int, rng) -> np.ndarray:
+    """The k leading eigenvectors (n, k) of a kernel operator (see kernels.py)."""
+    if isinstance(K, LinearKernel):
+        return top_singular(K.X, k, rng)[0]
+    n = K.n
+    _, Y = scipy.linalg.eigh(K.K, subset_by_index=[n - k, n - 1])
+    return Y[:, ::-1]
+
+
+class SpectralClustering(ClusterMixin, BaseEstimator):
+    """AA (ncw=False) or NC (ncw=True): k-means on the top-K eigenvectors of the affinity.
+
+    kernel : "linear" (K = X X^T), "polynomial" ((X X^T)^degree) or "precomputed" (X is K).
+    n_replicates, max_iter : of the k-means step (`KMeans`).
+    Attributes: labels_, embedding_ (n_samples, K).
+    """
+
+    def __init__(self, n_clusters, *, kernel="linear", degree=2, ncw=False, n_replicates=1,
+                 max_iter=100, random_state=None):
+        self.n_clusters = n_clusters
+        self.kernel = kernel
+        self.degree = degree
+        self.ncw = ncw
+        self.n_replicates = n_replicates
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _validate_params(self):
+        check_option("kernel", self.kernel, KERNELS)
+        check_int("degree", self.degree, 1)
+        check_option("ncw", self.ncw, (False, True))
+        KMeans(self.n_clusters, n_replicates=self.n_replicates,
+               max_iter=self.max_iter)._validate_params()
+
+    def fit(self, X, y=None):
+        self._validate_params()
+        rng = check_random_state(self.random_state)
+        K = kernel_operator(X, self.kernel, self.degree)
+        if self.ncw:
+            K = K.scaled(ncw_scaling(K))
+        self.embedding_ = top_eigenvectors(K, self.n_clusters, rng)
+        self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates,
+                              max_iter=self.max_iter, random_state=rng).fit(
+                                  self.embedding_).labels_
+        return self
+
+
+class LSIKMeans(ClusterMixin, BaseEstimator):
+    """Truncated SVD of X (n_samples, n_features) to K dimensions, then k-means on U_K S_K.
+
+    n_replicates and max_iter are those of the k-means step (`KMeans`).
+    Attributes: labels_, embedding_ (n_samples, K).
+    """
+
+    def __init__(self, n_clusters, *, n_replicates=1, max_iter=100, random_state=None):
+        self.n_clusters = n_clusters
+        self.n_replicates = n_replicates
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _validate_params(self):
+        KMeans(self.n_clusters, n_replicates=self.n_replicates,
+               max_iter=self.max_iter)._validate_params()
+
+    def fit(self, X, y=None):
+        self._validate_params()
+        rng = check_random_state(self.random_state)
+        U, s = top_singular(X, self.n_clusters, rng)
+        self.embedding_ = U * s
+        self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates,
+                              max_iter=self.max_iter, random_state=rng).fit(
+                                  self.embedding_).labels_
+        return self

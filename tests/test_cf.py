@@ -1,0 +1,158 @@
+"""CF and LCCF: monotone updates, sparse form = dense form, Appendix B, kernel identities."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from docfact.algorithms import CF, LCCF, KMeans, SpectralClustering, knn_graph, polynomial_kernel
+from docfact.algorithms.cf import LCCFRule
+from docfact.algorithms.engine import minimize
+from docfact.algorithms.graphs import degrees
+from docfact.algorithms.kernels import DenseKernel, LinearKernel, ncw_scaling
+from docfact.algorithms.spectral import top_eigenvectors
+from docfact.metrics import accuracy
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(3)
+    centers = rng.random((3, 30)) * (rng.random((3, 30)) < 0.3)
+    X = np.vstack([c + 0.3 * rng.random((15, 30)) * (rng.random((15, 30)) < 0.2)
+                   for c in centers])
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return sp.csr_matrix(X), np.repeat([0, 1, 2], 15)
+
+
+def history(est, X, **fit):
+    est.set_params(n_restarts=1, max_iter=150, loop_normalize=False)
+    est.fit_transform(X, track_objective=True, **fit)
+    return np.array(est.objective_)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CF(3, random_state=0),
+    lambda: CF(3, ncw=True, random_state=1),
+    lambda: CF(3, kernel="polynomial", random_state=2),
+    lambda: LCCF(3, lam=100, random_state=0),
+    lambda: LCCF(3, lam=100, ncw=True, random_state=1),
+    lambda: LCCF(3, lam=10, kernel="polynomial", ncw=True, random_state=2),
+], ids=["CF", "CF-NCW", "CF-poly", "LCCF", "LCCF-NCW", "LCCF-poly-NCW"])
+def test_objective_never_increases(data, make):
+    X, _ = data
+    h = history(make(), X)
+    assert np.all(np.diff(h) <= 1e-9 * h[:-1]), np.diff(h).max()
+    assert h[-1] < h[0]
+
+
+def test_signed_kernel_updates_never_increase_the_objective():
+    """Section 3.5: data with negative entries give K with negative entries."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(25, 6))
+    K = X @ X.T
+    assert K.min() < 0
+    for lam, S in [(0.0, None), (5.0, knn_graph(X, 4))]:
+        est = LCCF(3, lam=lam, kernel="precomputed", random_state=0) if S is not None else CF(
+            3, kernel="precomputed", random_state=0)
+        h = history(est, K, **({"S": S} if S is not None else {}))
+        assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1])), np.diff(h).max()
+
+
+def test_cf_is_lccf_with_zero_lambda(data):
+    X, _ = data
+    np.testing.assert_allclose(CF(3, random_state=4).fit_transform(X),
+                               LCCF(3, lam=0.0, random_state=4).fit_transform(X),
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("ncw", [False, True])
+def test_sparse_form_equals_dense_kernel(data, ncw):
+    X, _ = data
+    K = (X @ X.T).toarray()
+    S = knn_graph(X, 5, "cosine")
+    V_sparse = LCCF(3, ncw=ncw, random_state=9).fit_transform(X, S=S)
+    V_dense = LCCF(3, ncw=ncw, kernel="precomputed", random_state=9).fit_transform(K, S=S)
+    np.testing.assert_allclose(V_sparse, V_dense, rtol=1e-8, atol=1e-10)
+
+
+def test_weighted_objective_of_appendix_b(data):
+    """sum_j gamma_j ||x_j - X W z_j||^2 + lam tr(V^T L V) equals the transformed objective."""
+    X, _ = data
+    Xd = X.toarray()  # samples as rows: the papers' X is Xd.T
+    lam, S = 50.0, knn_graph(X, 5, "cosine")
+    K = LinearKernel(X)
+    g = ncw_scaling(K)  # G = Gamma^1/2, gamma_j = 1 / d_j
+    rule = LCCFRule(K.scaled(g), 3, S, lam, gamma=g)
+    rng = np.random.default_rng(0)
+    W1, V1 = rng.random((45, 3)), rng.random((45, 3))  # W', V' of the weighted problem
+    W, V = g[:, None] * W1, V1 / g[:, None]  # W = G W', V = G^-1 V'
+    R = Xd.T - Xd.T @ W @ V.T  # residuals, one column per document
+    L = np.diag(degrees(S)) - S.toarray()
+    weighted = np.sum(g**2 * np.sum(R * R, axis=0)) + lam * np.trace(V.T @ L @ V)
+    assert rule.objective((W1, V1)) == pytest.approx(weighted, rel=1e-10)
+
+
+def test_lccf_normalises_concepts(data):
+    X, y = data
+    est = LCCF(3, random_state=0)
+    V = est.fit_transform(X)
+    W = est.association_
+    np.testing.assert_allclose(np.sum(W * LinearKernel(X).dot(W), axis=0), 1.0)
+    labels = KMeans(3, n_replicates=10, random_state=0).fit(V).labels_
+    assert accuracy(y, labels) == 1.0
+
+
+def test_kernel_kmeans_with_linear_kernel_is_kmeans(data):
+    X, _ = data
+    K = (X @ X.T).toarray()
+    for seed in range(5):
+        a = KMeans(3, n_replicates=2, random_state=seed).fit(X)
+        b = KMeans(3, n_replicates=2, kernel="precomputed", random_state=seed).fit(K)
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+        assert a.inertia_ == pytest.approx(b.inertia_, rel=1e-8)
+
+
+def test_ncw_kmeans_is_kmeans_on_weighted_rows(data):
+    X, _ = data
+    Xd = X.toarray()
+    d = Xd @ (Xd.T @ np.ones(45))
+    a = KMeans(3, ncw=True, random_state=1).fit(X).labels_
+    b = KMeans(3, random_state=1).fit(Xd / np.sqrt(d)[:, None]).labels_
+    np.testing.assert_array_equal(a, b)
+
+
+def test_polynomial_kernel_and_its_ncw_form(data):
+    X, _ = data
+    Xd = X.toarray()
+    K = polynomial_kernel(X, 2)
+    np.testing.assert_allclose(K, (Xd @ Xd.T) ** 2)
+    g = ncw_scaling(DenseKernel(K))
+    Kn = DenseKernel(K).scaled(g).K
+    D = np.diag(K.sum(1) ** -0.5)
+    np.testing.assert_allclose(Kn, D @ K @ D)
+
+
+@pytest.mark.parametrize("ncw", [False, True])
+def test_spectral_sparse_eigenvectors_equal_dense(data, ncw):
+    """AA/NC's eigenvectors from the sparse SVD equal those of the dense affinity (up to sign)."""
+    X, _ = data
+    K = LinearKernel(X)
+    if ncw:
+        K = K.scaled(ncw_scaling(K))
+    rng = np.random.RandomState(0)
+    Y1 = top_eigenvectors(K, 3, rng)
+    Y2 = top_eigenvectors(DenseKernel(K.dense()), 3, rng)
+    np.testing.assert_allclose(np.abs(Y1.T @ Y2), np.eye(3), atol=1e-8)
+
+
+def test_spectral_clusters_separated_data(data):
+    X, y = data
+    for ncw in (False, True):
+        labels = SpectralClustering(3, ncw=ncw, n_replicates=5, random_state=0).fit(X).labels_
+        assert accuracy(y, labels) == 1.0
+
+
+def test_engine_runs_restarts_of_cf(data):
+    X, _ = data
+    rule = LCCFRule(LinearKernel(X), 3)
+    fit = minimize(rule, n_restarts=4, min_iter=3, max_iter=10, random_state=0)
+    assert fit.n_iter == 10 and 0 <= fit.restart < 4
