@@ -23,7 +23,7 @@ COUNTS = {
     "rcf_20newsgroups": (20, 2000),
     "pspt_tdt2": (53, 5127),
     "pspt_reuters": (39, 2445),
-    "20newsgroups_all": (20, 18846),
+    "20newsgroups_all": (20, 18845),  # the one message without a term is dropped
     "lcf_yale": (15, 165),
     "lcf_orl": (40, 400),
 }
@@ -143,3 +143,14 @@ def test_expected_counts_are_checked():
     spec = {"dataset": "tdt2", "name": "mine", "expect": {"classes": 2, "documents": 8}}
     with pytest.raises(DataError, match="mine: expected 2 classes and 8 documents, got 2 and 7"):
         apply_view(_toy({1: 3, 2: 4}), spec)
+
+
+def test_drop_empty_removes_documents_without_terms_before_weighting(corpora):
+    from docfact.datasets.preprocess import weight
+
+    corpus = corpora("20newsgroups")
+    empty = np.flatnonzero(corpus.X.getnnz(axis=1) == 0)
+    assert len(empty) == 1
+    view = apply_view(corpus, "20newsgroups_all")
+    assert view.n_documents == corpus.n_documents - 1
+    assert weight(view.X).shape[0] == view.n_documents  # every document can be weighted

@@ -14,7 +14,7 @@ from docfact.datasets.corpus import Corpus
 from docfact.datasets.registry import entry
 from docfact.errors import ConfigError, DataError
 
-_SELECTION_KEYS = {"min_docs", "size_band", "largest", "max_per_class", "seed"}
+_SELECTION_KEYS = {"drop_empty", "min_docs", "size_band", "largest", "max_per_class", "seed"}
 _RECORD_KEYS = {"name", "dataset", "expect", "paper", "source", "note"}
 
 
@@ -65,6 +65,8 @@ def _validate(view: dict) -> None:
             and band[0] <= band[1]
         ):
             raise ConfigError(f"{label}: size_band must be [lo, hi] with 1 <= lo <= hi")
+    if view.get("drop_empty", False) not in (False, True):
+        raise ConfigError(f"{label}: drop_empty must be true or false")
     if "max_per_class" in view and not isinstance(view.get("seed"), int):
         raise ConfigError(f"{label}: max_per_class needs an integer seed")
 
@@ -76,15 +78,18 @@ def _count(value) -> bool:
 def apply_view(corpus: Corpus, view: str | dict) -> Corpus:
     """The documents of `corpus` that `view` selects, in their original order.
 
-    Selection order: min_docs, size_band, then the `largest` classes left (ties broken by
-    the lower label), then at most `max_per_class` documents per class, drawn without
-    replacement by numpy's default_rng(seed). A named view's `expect` counts are checked.
+    Selection order: documents without any term (drop_empty: they cannot be weighted), then
+    min_docs, size_band, the `largest` classes left (ties broken by the lower label), then at
+    most `max_per_class` documents per class, drawn without replacement by numpy's
+    default_rng(seed). A named view's `expect` counts are checked.
     """
     view = resolve_view(view)
     if corpus.name != view["dataset"]:
         raise ConfigError(
             f"{view.get('name', 'view')} selects from {view['dataset']!r}, not {corpus.name!r}"
         )
+    if view.get("drop_empty"):
+        corpus = corpus.subset(np.flatnonzero(corpus.X.getnnz(axis=1) > 0))
     labels, sizes = np.unique(corpus.y, return_counts=True)
     keep = np.ones(len(labels), dtype=bool)
     if "min_docs" in view:

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from docfact import algorithms as alg
+from docfact.algorithms.engine import EPS
 from docfact.errors import ConfigError
 
 LABEL_RULES = ("kmeans", "argmax")
@@ -66,8 +67,10 @@ class Artefacts:
 class Method:
     """A row of a paper's table: display name, algorithm, its parameters and its label reader.
 
-    labels: {"rule": "kmeans", "replicates": R} (k-means on the rows of V, as the reference code)
-    or {"rule": "argmax"} (cluster of document i = argmax_j V_ij); ignored by clustering methods.
+    labels: {"rule": "kmeans", "replicates": R} (k-means on the rows of V, as the reference code;
+    with "normalize_rows": true on the rows scaled to unit length, which removes the per-document
+    scale that NC weighting leaves in V) or {"rule": "argmax"} (cluster of document i =
+    argmax_j V_ij); ignored by clustering methods.
     """
 
     name: str
@@ -103,10 +106,12 @@ class Method:
         if rule not in LABEL_RULES:
             raise ConfigError(f"{where}.labels.rule: must be one of {list(LABEL_RULES)}, "
                               f"got {rule!r}")
-        unknown = set(self.labels) - {"rule", "replicates"}
+        unknown = set(self.labels) - {"rule", "replicates", "normalize_rows"}
         if unknown:
             raise ConfigError(f"{where}.labels: unknown key(s) {sorted(unknown)}; "
-                              "allowed: rule, replicates")
+                              "allowed: rule, replicates, normalize_rows")
+        if self.labels.get("normalize_rows", False) not in (False, True):
+            raise ConfigError(f"{where}.labels.normalize_rows: must be true or false")
         reps = self.labels.get("replicates", 20)
         if rule == "kmeans" and (not isinstance(reps, int) or isinstance(reps, bool) or reps < 1):
             raise ConfigError(f"{where}.labels.replicates: must be an integer >= 1, got {reps!r}")
@@ -127,6 +132,8 @@ class Method:
         if self.labels["rule"] == "argmax":
             labels = V.argmax(axis=1)
         else:
+            if self.labels.get("normalize_rows"):
+                V = V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), EPS)
             labels = alg.KMeans(k, n_replicates=self.labels.get("replicates", 20),
                                 random_state=label_seed).fit(V).labels_
         return {"labels": labels, "n_iter": est.n_iter_, "objective": est.objective_[-1]}
