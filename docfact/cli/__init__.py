@@ -16,6 +16,10 @@ class _Group(click.Group):
         except DocfactError as e:
             click.echo(f"docfact: error: {e}", err=True)
             sys.exit(e.exit_code)
+        except OSError as e:  # a file or folder the user named cannot be read or written
+            where = f": {e.filename}" if e.filename else ""
+            click.echo(f"docfact: error: {e.strerror or e}{where}", err=True)
+            sys.exit(1)
         except KeyboardInterrupt:
             click.echo("docfact: interrupted; finished runs are kept, rerun to resume", err=True)
             sys.exit(130)
@@ -35,3 +39,8 @@ from docfact.cli.run import run, show  # noqa: E402
 
 main.add_command(run)
 main.add_command(show)
+
+from docfact.cli.report import plot, report  # noqa: E402
+
+main.add_command(report)
+main.add_command(plot)

@@ -1,0 +1,62 @@
+"""Figures rebuilt from result files: AC and NMI against k, ours beside the published values."""
+
+from pathlib import Path
+
+import matplotlib
+
+from docfact import atomic
+
+matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "docfact"
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from docfact.experiment.aggregate import METRICS, summarize  # noqa: E402
+from docfact.report.tables import TITLES, read_folder  # noqa: E402
+
+
+def plot_k(folder) -> list:
+    """Write k.png and k.svg in `folder`: one panel per metric, a line per method (mean over
+    runs, band of +- 1.96 standard errors) and the published values as markers."""
+    folder = Path(folder)
+    config, runs, _ = read_folder(folder)
+    methods = [m.name for m in config.methods]
+    ks = sorted(int(k) for k in runs["k"].unique())
+    summary = summarize(runs, methods, ks)
+    scale = 100.0 if config.unit == "percent" else 1.0
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    colors = plt.cm.tab20(np.linspace(0, 1, max(len(methods), 2)))
+    for ax, metric in zip(axes, METRICS, strict=True):
+        for method, color in zip(methods, colors, strict=False):
+            s = summary[(summary.metric == metric) & (summary.method == method)
+                        & (summary.k != "avg")]
+            x = s["k"].astype(int).to_numpy()
+            mean = s["mean"].to_numpy(float) * scale
+            se = np.nan_to_num(s["std"].to_numpy(float)) / np.sqrt(np.maximum(s["n"], 1)) * scale
+            ax.plot(x, mean, "-", color=color, label=method, lw=1.5)
+            ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, color=color, alpha=0.15)
+            paper = config.published.get(metric, {}).get(method, {}) if config.published else {}
+            pk = [k for k in ks if k in paper]
+            if pk:
+                ax.plot(pk, [paper[k][0] for k in pk], "o", mfc="none", color=color, ms=5)
+        unit = " (%)" if config.unit == "percent" else ""
+        ax.set_xlabel("Number of classes k")
+        ax.set_ylabel(f"{TITLES[metric]}{unit}")
+        ax.set_xticks(ks)
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=7, ncol=2, loc="lower left")
+    fig.suptitle(f"{config.title}\nlines: docfact (mean, 95% band); circles: published",
+                 fontsize=9)
+    paths = save(fig, folder / "k")
+    plt.close(fig)
+    return paths
+
+
+def save(fig, stem: Path) -> list:
+    """stem.png and stem.svg, written atomically and without dates, so reruns give equal bytes."""
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    for p in paths:
+        meta = {"Date": None} if p.suffix == ".svg" else {"Software": None}
+        atomic.write_with(p, lambda tmp, p=p, meta=meta: fig.savefig(
+            tmp, format=p.suffix[1:], dpi=110, metadata=meta))
+    return paths
