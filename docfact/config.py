@@ -29,7 +29,8 @@ from docfact.errors import ConfigError
 from docfact.experiment.methods import Method
 
 TOP_KEYS = {"name", "title", "data", "protocol", "labels", "methods", "report", "published",
-            "notes"}
+            "notes", "check"}
+CHECK_KEYS = {"pairs", "margin", "against_own"}
 DATA_KEYS = {"view", "weighting", "weight_on"}
 PROTOCOL_KEYS = {"k", "runs", "seed"}
 REPORT_KEYS = {"layout", "unit", "groups"}
@@ -54,6 +55,7 @@ class Config:
     unit: str
     groups: tuple  # ((heading or None, (method names...)), ...): the table's sections
     published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; source under "source"
+    check: dict  # the reduced protocol of `docfact check`: pairs, margin, against_own
     notes: str
     raw: dict  # the YAML mapping as read, saved beside the results
 
@@ -131,11 +133,12 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     groups = _groups(report.get("groups"), f"{where}: report.groups", [m.name for m in methods])
     published = _published(raw.get("published"), f"{where}: published",
                            [m.name for m in methods], k)
+    check = _check(raw.get("check"), f"{where}: check", [m.name for m in methods], k)
     notes = raw.get("notes", "")
     if not isinstance(notes, str):
         raise ConfigError(f"{where}: notes: must be text")
     return Config(name, str(raw.get("title", name)), view, weighting, weight_on, k, runs, seed,
-                  tuple(methods), layout, unit, groups, published, notes, raw)
+                  tuple(methods), layout, unit, groups, published, check, notes, raw)
 
 
 def _mapping(value, where, allowed, required=()):
@@ -170,6 +173,24 @@ def _groups(value, where, names):
     if sorted(seen) != sorted(names):
         raise ConfigError(f"{where}: every method must appear in exactly one group")
     return tuple(groups)
+
+
+def _check(value, where, names, ks):
+    """(k, run) pairs recomputed by `docfact check`, the margin of its band around the published
+    averages, and the methods checked against our own committed results instead."""
+    value = _mapping(value if value is not None else {}, where, CHECK_KEYS)
+    pairs = value.get("pairs", [[ks[0], 0], [ks[0], 1], [ks[min(1, len(ks) - 1)], 0]])
+    if not isinstance(pairs, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) for x in p)
+            and p[0] in ks and p[1] >= 0 for p in pairs):
+        raise ConfigError(f"{where}.pairs: a list of [k, run] with k among protocol.k")
+    margin = value.get("margin", 0.05)
+    if not isinstance(margin, (int, float)) or isinstance(margin, bool) or margin < 0:
+        raise ConfigError(f"{where}.margin: must be a number >= 0")
+    own = value.get("against_own", [])
+    if not isinstance(own, list) or any(m not in names for m in own):
+        raise ConfigError(f"{where}.against_own: must list methods of this config")
+    return {"pairs": [tuple(p) for p in pairs], "margin": float(margin), "against_own": own}
 
 
 def _option(value, options, where):

@@ -86,7 +86,7 @@ def minimize(
         while n <= min_iter:
             n = _step(rule, start, n, min_iter)
         obj = rule.objective(start)
-        if obj < best_obj:
+        if F is None or obj < best_obj:  # a NaN objective never wins, but some start is kept
             best, best_obj, F, n_iter = r, obj, start, n
     history = [float(rule.objective(F))]
     mean_fit = 10 * history[0]

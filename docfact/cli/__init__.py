@@ -35,10 +35,11 @@ from docfact.cli.datasets import datasets  # noqa: E402
 
 main.add_command(datasets)
 
-from docfact.cli.run import run, show  # noqa: E402
+from docfact.cli.run import check, run, show  # noqa: E402
 
 main.add_command(run)
 main.add_command(show)
+main.add_command(check)
 
 from docfact.cli.report import plot, report  # noqa: E402
 

@@ -58,3 +58,30 @@ def show(folder):
     from docfact.report.tables import write_tables
 
     click.echo(write_tables(Path(folder)))
+
+
+@click.command()
+@click.argument("config_paths", metavar="CONFIG...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False))
+@click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
+              help="Folder holding the committed result folders.")
+@click.option("--jobs", type=int, default=1, show_default=True)
+def check(config_paths, results, jobs):
+    """Recompute each table's check pairs; compare with committed rows and published averages.
+
+    Exits 1 when a recomputed row differs from the committed one, or a method's average leaves
+    its band around the published average (see the config's `check` section).
+    """
+    from docfact.experiment.check import check as check_table
+
+    failed = 0
+    for path in config_paths:
+        config = load_config(path)
+        failures = check_table(config, Path(results) / config.name, jobs=jobs)
+        pairs = ", ".join(f"({k}, {r})" for k, r in config.check["pairs"])
+        click.echo(f"{config.name}: {'ok' if not failures else 'FAILED'} (pairs {pairs})")
+        for line in failures:
+            click.echo(f"  {line}")
+        failed += bool(failures)
+    if failed:
+        raise SystemExit(1)

@@ -39,8 +39,11 @@ def load_view(config: Config):
 
 
 def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
-        progress: bool = True) -> Path:
-    """Run (or resume) the config's protocol into folder `out`; return `out`."""
+        progress: bool = True, pairs=None) -> Path:
+    """Run (or resume) the config's protocol into folder `out`; return `out`.
+
+    pairs: only these (k, run) pairs instead of the config's grid (used by `docfact check`).
+    """
     corpus = load_view(config)
     classes = np.unique(corpus.y)
     if max(config.k) > len(classes):
@@ -65,7 +68,9 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         X = corpus.X
         if config.weight_on == "corpus":
             X = preprocess.weight(X, config.weighting)
-        todo = [(k, r) for k in config.k for r in range(config.runs) if (k, r) not in done]
+        grid = pairs if pairs is not None else [(k, r) for k in config.k
+                                                 for r in range(config.runs)]
+        todo = [(k, r) for k, r in grid if (k, r) not in done]
         started = time.time()
         _write_manifest(out, config, corpus, jobs, seconds=None)
         tasks = (

@@ -1,0 +1,92 @@
+"""`docfact check`: recompute a few runs of a table and hold them against what is committed.
+
+Two layers, both on the config's `check.pairs` (k, run), recomputed from scratch:
+1. determinism: every recomputed row must equal the committed runs.csv row (status, and AC and
+   NMI to 1e-12), so any change in data preparation, sampling or an algorithm shows up and must be
+   deliberate (the committed results regenerated);
+2. published averages: for each method and metric, our mean over the recomputed runs must lie
+   within 1.96 standard errors + `check.margin` of the published mean over the same k values
+   (the standard error of the reduced sample, with each k's spread taken from all committed runs);
+   methods listed in `check.against_own` (documented deviations) are held against our committed
+   full results for those k instead.
+"""
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from docfact.config import Config
+from docfact.errors import DocfactError
+from docfact.experiment.runner import run
+
+EXACT = 1e-12
+
+
+def check(config: Config, committed: Path, jobs: int = 1) -> list:
+    """The failures (one line each) of both layers for `config` against folder `committed`."""
+    committed_runs = _read(committed / "runs.csv")
+    pairs = config.check["pairs"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = run(config, Path(tmp) / config.name, jobs=jobs, progress=False, pairs=pairs)
+        fresh = _read(out / "runs.csv")
+    failures = _determinism(fresh, committed_runs)
+    failures += _published(config, fresh, committed_runs)
+    return failures
+
+
+def _read(path: Path) -> pd.DataFrame:
+    if not path.exists():
+        raise DocfactError(f"{path} does not exist: run the table first")
+    return pd.read_csv(path, keep_default_na=False, na_values={"ac": ["nan", ""],
+                                                               "nmi": ["nan", ""]})
+
+
+def _determinism(fresh: pd.DataFrame, committed: pd.DataFrame) -> list:
+    merged = fresh.merge(committed, on=["k", "run", "method"], how="left",
+                         suffixes=("", "_committed"), indicator="found")
+    failures = []
+    for row in merged.itertuples():
+        where = f"k={row.k} run={row.run} {row.method}"
+        if row.found != "both":
+            failures.append(f"{where}: not in the committed runs.csv")
+            continue
+        if row.status != row.status_committed:
+            failures.append(f"{where}: status {row.status} != committed {row.status_committed}")
+        for metric in ("ac", "nmi"):
+            a, b = getattr(row, metric), getattr(row, f"{metric}_committed")
+            if not (np.isnan(a) and np.isnan(b)) and not abs(a - b) <= EXACT:
+                failures.append(f"{where}: {metric.upper()} {a:.6f} != committed {b:.6f}")
+    return failures
+
+
+def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> list:
+    scale = 100.0 if config.unit == "percent" else 1.0
+    ks = sorted(set(fresh["k"]))
+    margin = config.check["margin"]
+    failures = []
+    for m in config.methods:
+        for metric in ("ac", "nmi"):
+            mine = fresh[(fresh.method == m.name) & (fresh.status == "ok")]
+            per_k = mine.groupby("k")[metric].agg(["mean", "count"])
+            if len(per_k) != len(ks):
+                failures.append(f"{m.name} {metric.upper()}: no successful run for some k")
+                continue
+            spread = committed[(committed.method == m.name) & (committed.status == "ok")
+                               ].groupby("k")[metric].std().reindex(per_k.index).fillna(0)
+            ours = per_k["mean"].mean()
+            se = np.sqrt(np.sum(spread**2 / per_k["count"])) / len(ks)
+            if m.name in config.check["against_own"]:
+                own = committed[(committed.method == m.name) & committed.k.isin(ks)
+                                & (committed.status == "ok")]
+                ref, what = own.groupby("k")[metric].mean().mean(), "our committed"
+            else:
+                paper = config.published.get(metric, {}).get(m.name, {})
+                if not all(k in paper for k in ks):
+                    continue
+                ref, what = np.mean([paper[k][0] for k in ks]) / scale, "published"
+            if abs(ours - ref) > 1.96 * se + margin:
+                failures.append(f"{m.name} {metric.upper()}: {ours:.3f} over k={ks} is off the "
+                                f"{what} {ref:.3f} by more than 1.96 SE ({se:.3f}) + {margin}")
+    return failures

@@ -1,0 +1,71 @@
+"""`docfact check`: recomputed runs against committed rows and published averages."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from docfact.algorithms.nmf import GNMFRule
+from docfact.config import load_config
+from docfact.experiment.check import check
+from docfact.experiment.runner import run
+from tests.test_runner import small_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory):
+    """A small table run in full, standing for committed results, with its config."""
+    tmp = tmp_path_factory.mktemp("committed")
+    path = small_config(tmp, runs=2, k=(2, 3))
+    raw = yaml.safe_load(path.read_text())
+    raw["check"] = {"pairs": [[2, 1], [3, 0]], "against_own": ["GNMF"]}
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True))
+    config = load_config(path)
+    run(config, tmp / config.name, jobs=1, progress=False)
+    return config, tmp / config.name
+
+
+def test_unchanged_code_passes(committed):
+    config, folder = committed
+    assert check(config, folder) == []
+
+
+def test_a_changed_committed_row_is_caught(committed, tmp_path):
+    config, folder = committed
+    runs = pd.read_csv(folder / "runs.csv")
+    runs.loc[(runs.k == 3) & (runs.run == 0) & (runs.method == "NMF"), "ac"] -= 0.01
+    (tmp_path / "runs.csv").write_text(runs.to_csv(index=False))
+    failures = check(config, tmp_path)
+    assert any("k=3 run=0 NMF: AC" in f and "!= committed" in f for f in failures), failures
+
+
+def test_a_broken_update_rule_is_caught(committed, monkeypatch):
+    """GNMF with lambda dropped from the V update's denominator no longer reproduces."""
+    config, folder = committed
+    original = GNMFRule.update
+
+    def broken(self, F):
+        d = getattr(self, "d", None)
+        if d is not None:
+            self.d = 0 * d
+        original(self, F)
+        if d is not None:
+            self.d = d
+
+    monkeypatch.setattr(GNMFRule, "update", broken)
+    failures = check(config, folder)
+    assert any("GNMF" in f and "!= committed" in f for f in failures), failures
+
+
+COMMITTED = sorted(p for p in (ROOT / "configs").glob("*.yaml")
+                   if (ROOT / "results" / p.stem / "runs.csv").exists())
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.stem for p in COMMITTED])
+def test_committed_results_reproduce(path):
+    """Both check layers on every table whose results are committed."""
+    config = load_config(path)
+    assert check(config, ROOT / "results" / config.name) == []
