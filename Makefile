@@ -25,3 +25,4 @@ lint:
 
 reproduce:
 	@for c in configs/*.yaml; do echo "== $$c"; $(BIN)/docfact run $$c --jobs $(JOBS) --quiet || exit $$?; done
+	$(BIN)/docfact report
