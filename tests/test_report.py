@@ -1,0 +1,64 @@
+"""The reproduction report and plots, rebuilt from result files alone."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from docfact.cli import main
+from docfact.report.fidelity import rows_of
+from tests.test_runner import small_config
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    cfg = small_config(tmp, runs=3, k=(2, 3), name="gnmf_small")
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp / "results/gnmf_small"),
+                                    "--quiet", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    return tmp / "results"
+
+
+def test_interval_and_verdicts_follow_their_definitions(results):
+    rows, _ = rows_of(results / "gnmf_small")
+    runs = pd.read_csv(results / "gnmf_small/runs.csv")
+    g = runs[runs.method == "GNMF"].groupby("k")["ac"]
+    ours = g.mean().mean()
+    se = np.sqrt((g.std() ** 2 / g.count()).sum()) / 2
+    row = next(r for r in rows if r["method"] == "GNMF" and r["metric"] == "AC")
+    assert row["ours"] == pytest.approx(ours)
+    assert row["ci_high"] - row["ci_low"] == pytest.approx(2 * 1.96 * se)
+    # the run covers every k the config publishes: compared with the published average
+    assert row["published"] == pytest.approx(0.976)
+    expected = ("within CI" if abs(row["diff"]) <= 1.96 * se else
+                "within 0.02" if abs(row["diff"]) <= 0.02 else "outside")
+    assert row["verdict"] == expected
+    others = {r["verdict"] for r in rows if r["method"] != "GNMF"}
+    assert others == {"no published value"}
+
+
+def test_report_files_and_readme_table(results, tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- reproduction:start -->\nold\n<!-- reproduction:end -->\nend\n")
+    res = CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme)])
+    assert res.exit_code == 0, res.output
+    md = (results / "REPRODUCTION.md").read_text()
+    assert "| GNMF    |" in md and "95% CI" in md
+    csv = pd.read_csv(results / "REPRODUCTION.csv")
+    assert set(csv["verdict"]) <= {"within CI", "within 0.02", "outside", "no published value"}
+    text = readme.read_text()
+    assert "old" not in text and "docfact run configs/gnmf_small.yaml" in text
+    assert text.startswith("intro\n") and text.endswith("end\n")
+    png = results / "gnmf_small/k.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    before = (results / "gnmf_small/k.svg").read_bytes()
+    CliRunner().invoke(main, ["plot", "k", str(results / "gnmf_small")])
+    assert (results / "gnmf_small/k.svg").read_bytes() == before  # no dates: same bytes
+
+
+def test_show_and_report_need_result_files(tmp_path):
+    res = CliRunner().invoke(main, ["report", "--results", str(tmp_path)])
+    assert res.exit_code == 1 and "no result folders" in res.output
+    res = CliRunner().invoke(main, ["show", str(tmp_path)])
+    assert res.exit_code == 1 and "not a complete docfact results folder" in res.output
