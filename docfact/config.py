@@ -109,6 +109,10 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
                         required={"k", "runs"})
     k = _k_values(protocol["k"], f"{where}: protocol.k")
     runs = _int(protocol["runs"], f"{where}: protocol.runs", low=1)
+    classes = _view_classes(view)
+    if classes is not None and max(k) > classes:
+        raise ConfigError(f"{where}: protocol.k: k={max(k)} exceeds the {classes} classes of "
+                          f"view {view if isinstance(view, str) else view.get('dataset')!r}")
     seed = _int(protocol.get("seed", 0), f"{where}: protocol.seed", low=0)
 
     default_labels = _labels(raw.get("labels", {"rule": "kmeans", "replicates": 20}),
@@ -243,6 +247,13 @@ def _view(value, where):
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
     return value
+
+
+def _view_classes(view):
+    """The number of classes a view is known to give (its `expect`), else None."""
+    from docfact.datasets.views import resolve_view
+
+    return resolve_view(view).get("expect", {}).get("classes")
 
 
 def parse_value(value, where):

@@ -85,3 +85,14 @@ def check(config_paths, results, jobs):
         failed += bool(failures)
     if failed:
         raise SystemExit(1)
+
+
+@click.command()
+@click.argument("config_paths", metavar="CONFIG...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False))
+def validate(config_paths):
+    """Check configs without running anything (schema, methods, parameters, views)."""
+    for path in config_paths:
+        config = load_config(path)
+        click.echo(f"{path}: ok ({len(config.methods)} methods, k = "
+                   f"{', '.join(map(str, config.k))}, {config.runs} runs)")
