@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from sklearn.base import BaseEstimator
 
 from docfact.cli import main
 from docfact.experiment import methods as registry
@@ -106,19 +107,17 @@ def test_truncated_records_are_recomputed(tmp_path):
     assert (out / "runs.csv").read_bytes() == good
 
 
-class Exploding:
+class Exploding(BaseEstimator):
     """A stand-in estimator that fails on k = 3, as a diverging factorization would."""
 
     def __init__(self, n_components, random_state=None):
         self.n_components = n_components
+        self.random_state = random_state
 
     def _validate_params(self):
         pass
 
-    def get_params(self):
-        return {}
-
-    def fit_transform(self, X):
+    def fit_transform(self, X, track_objective=False):
         if self.n_components == 3:
             raise FloatingPointError("the factors contain NaN or Inf")
         self.n_iter_, self.objective_ = 1, [0.0]

@@ -35,12 +35,13 @@ from docfact.cli.datasets import datasets  # noqa: E402
 
 main.add_command(datasets)
 
-from docfact.cli.run import check, run, show, validate  # noqa: E402
+from docfact.cli.run import check, run, show, sweep, validate  # noqa: E402
 
 main.add_command(run)
 main.add_command(show)
 main.add_command(check)
 main.add_command(validate)
+main.add_command(sweep)
 
 from docfact.cli.report import plot, report  # noqa: E402
 

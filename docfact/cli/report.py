@@ -32,3 +32,32 @@ def plot_k_command(folder):
 
     for p in plot_k(Path(folder)):
         click.echo(p)
+
+
+@plot.command("convergence")
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--k", "k", type=int, default=10, show_default=True, help="Classes drawn.")
+@click.option("--run", "run_index", type=int, default=0, show_default=True,
+              help="Which run's classes.")
+@click.option("--iterations", type=int, default=100, show_default=True)
+@click.option("--methods", help="Comma-separated factorizations (default: all of the config).")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Folder (default: results/<config name>).")
+def plot_convergence_command(config_path, k, run_index, iterations, methods, out):
+    """Objective against iteration (LCCF Fig. 3): convergence.csv, .png and .svg."""
+    from docfact import atomic
+    from docfact.config import load_config
+    from docfact.errors import ConfigError
+    from docfact.experiment.convergence import convergence
+    from docfact.report.plots import plot_convergence
+
+    config = load_config(config_path)
+    if k not in range(2, 10**6) or iterations < 1 or run_index < 0:
+        raise ConfigError("--k must be >= 2, --iterations >= 1 and --run >= 0")
+    curves = convergence(config, k, run_index, iterations,
+                         methods.split(",") if methods else None)
+    folder = Path(out) if out else Path("results") / config.name
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic.write_text(folder / "convergence.csv", curves.to_csv(index=False))
+    for p in plot_convergence(folder):
+        click.echo(p)

@@ -96,3 +96,33 @@ def validate(config_paths):
         config = load_config(path)
         click.echo(f"{path}: ok ({len(config.methods)} methods, k = "
                    f"{', '.join(map(str, config.k))}, {config.runs} runs)")
+
+
+@click.command()
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--param", "param_text", required=True,
+              help="METHOD.PARAM=V1,V2,... where METHOD is a method or an algorithm "
+                   "(e.g. lccf.lambda=1,10,100 or LCCF-NCW.p=1,3,5,7).")
+@click.option("--runs", type=int, help="Runs per k (default: the config's).")
+@click.option("--k", "k", help="Comma-separated k values (default: the config's).")
+@click.option("--jobs", type=int, default=-1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Folder (default: results/<config name>/sweep).")
+def sweep(config_path, param_text, runs, k, jobs, out):
+    """AC and NMI against a parameter (LCCF Figs. 1-2): sweep-PARAM.csv, .png and .svg."""
+    from docfact import atomic
+    from docfact.experiment.sweep import parse_param
+    from docfact.experiment.sweep import sweep as run_sweep
+    from docfact.report.plots import plot_sweep
+
+    if runs is not None and runs < 1:
+        raise ConfigError(f"--runs: must be >= 1, got {runs}")
+    target, param, values = parse_param(param_text)
+    config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
+    folder = Path(out) if out else Path("results") / config.name / "sweep"
+    table = run_sweep(config, target, param, values, folder, jobs)
+    csv = folder / f"sweep-{target}-{param}.csv"
+    atomic.write_text(csv, table.to_csv(index=False, float_format="%.6f"))
+    click.echo(table.to_string(index=False))
+    for p in plot_sweep(csv):
+        click.echo(p)

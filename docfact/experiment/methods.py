@@ -116,19 +116,36 @@ class Method:
         if rule == "kmeans" and (not isinstance(reps, int) or isinstance(reps, bool) or reps < 1):
             raise ConfigError(f"{where}.labels.replicates: must be an integer >= 1, got {reps!r}")
 
-    def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
-        """Cluster the run's documents into k groups: labels and what the fit reports."""
-        fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+    @property
+    def factorizes(self) -> bool:
+        """True for the methods that return a representation V (and have an objective)."""
+        return not ALGORITHMS[self.algorithm].clusters
+
+    def fit(self, artefacts: Artefacts, k: int, random_state: int, track_objective=False,
+            **overrides):
+        """Fit the estimator on the run's data (with the shared graph and kernel).
+
+        Returns (estimator, V) for factorizations, (estimator, labels) for clustering methods.
+        `overrides` replace estimator parameters (e.g. max_iter for a convergence curve).
+        """
         a = ALGORITHMS[self.algorithm]
-        est = self.estimator(k, random_state=fit_seed)
+        est = self.estimator(k, random_state=random_state).set_params(**overrides)
         X = artefacts.X
         if getattr(est, "kernel", "linear") not in ("linear", "precomputed"):
             X = artefacts.kernel(est.kernel, est.degree)
             est.set_params(kernel="precomputed")
         if a.clusters:
-            return {"labels": est.fit(X).labels_}
+            return est, est.fit(X).labels_
         fit_params = {a.graph: artefacts.graph(est.p, est.weight)} if a.graph else {}
-        V = est.fit_transform(X, **fit_params)
+        return est, est.fit_transform(X, track_objective=track_objective, **fit_params)
+
+    def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
+        """Cluster the run's documents into k groups: labels and what the fit reports."""
+        fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+        est, out = self.fit(artefacts, k, fit_seed)
+        if not self.factorizes:
+            return {"labels": out}
+        V = out
         if self.labels["rule"] == "argmax":
             labels = V.argmax(axis=1)
         else:

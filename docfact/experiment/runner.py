@@ -65,20 +65,14 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         names = [m.name for m in config.methods]
         store = RunStore(out)
         done = store.load(names)
-        X = corpus.X
-        if config.weight_on == "corpus":
-            X = preprocess.weight(X, config.weighting)
+        X = base_matrix(config, corpus)
         grid = pairs if pairs is not None else [(k, r) for k in config.k
                                                  for r in range(config.runs)]
         todo = [(k, r) for k, r in grid if (k, r) not in done]
         started = time.time()
         _write_manifest(out, config, corpus, jobs, seconds=None)
-        tasks = (
-            delayed(run_one)(config, k, r, X[rows], corpus.y[rows], picked)
-            for k, r in todo
-            for picked in [sample_classes(classes, k, config.seed, r)]
-            for rows in [np.flatnonzero(np.isin(corpus.y, picked))]
-        )
+        tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r))
+                 for k, r in todo)
         bar = tqdm(total=len(todo), disable=not progress or not todo, unit="run",
                    desc=config.name, dynamic_ncols=True)
         with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
@@ -91,13 +85,32 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
     return out
 
 
+def base_matrix(config: Config, corpus):
+    """What runs draw their documents from: counts, or the corpus weighted once."""
+    if config.weight_on == "corpus":
+        return preprocess.weight(corpus.X, config.weighting)
+    return corpus.X
+
+
+def draw(config: Config, X, y, k: int, r: int) -> tuple:
+    """Run r of k: (X rows, labels, classes) of the k classes drawn for it."""
+    picked = sample_classes(np.unique(y), k, config.seed, r)
+    rows = np.flatnonzero(np.isin(y, picked))
+    return X[rows], y[rows], picked
+
+
+def prepare(config: Config, X):
+    """The documents of one run as the methods see them: weighted (on the subset) or, when the
+    corpus was weighted once, with the terms absent from the subset dropped."""
+    if config.weight_on == "subset":
+        return preprocess.weight(X, config.weighting)
+    return X[:, np.flatnonzero(X.getnnz(axis=0))]
+
+
 def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
     """Every method of the config on one sampled subset: (records, timings)."""
     with threadpool_limits(1):
-        if config.weight_on == "subset":
-            X = preprocess.weight(X, config.weighting)
-        else:
-            X = X[:, np.flatnonzero(X.getnnz(axis=0))]
+        X = prepare(config, X)
         artefacts = Artefacts(X)
         rows, timings = [], []
         for m in config.methods:

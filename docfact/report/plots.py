@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "docfact"
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from docfact.experiment.aggregate import METRICS, summarize  # noqa: E402
 from docfact.report.tables import TITLES, read_folder  # noqa: E402
@@ -59,4 +60,46 @@ def save(fig, stem: Path) -> list:
         meta = {"Date": None} if p.suffix == ".svg" else {"Software": None}
         atomic.write_with(p, lambda tmp, p=p, meta=meta: fig.savefig(
             tmp, format=p.suffix[1:], dpi=110, metadata=meta))
+    return paths
+
+
+def plot_convergence(folder) -> list:
+    """convergence.png/svg from convergence.csv: objective against iteration, a panel a method.
+
+    The random start (iteration 0) is left out: its objective is orders of magnitude larger and
+    would flatten the curve."""
+    folder = Path(folder)
+    curves = pd.read_csv(folder / "convergence.csv")
+    methods = list(dict.fromkeys(curves["method"]))
+    fig, axes = plt.subplots(1, len(methods), figsize=(4 * len(methods), 3.6), squeeze=False,
+                             constrained_layout=True)
+    for ax, method in zip(axes[0], methods, strict=True):
+        c = curves[(curves.method == method) & (curves.iteration >= 1)]
+        ax.plot(c["iteration"], c["objective"], "-", lw=1.5)
+        ax.set_title(method)
+        ax.set_xlabel("Iteration #")
+        ax.set_ylabel("Objective function value")
+        ax.grid(alpha=0.3)
+    paths = save(fig, folder / "convergence")
+    plt.close(fig)
+    return paths
+
+
+def plot_sweep(csv: Path) -> list:
+    """<stem>.png/svg from a sweep CSV: AC and NMI (averages over k) against the parameter."""
+    csv = Path(csv)
+    sweep = pd.read_csv(csv)
+    param = sweep["param"].iloc[0]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    for ax, metric in zip(axes, METRICS, strict=True):
+        for method, c in sweep.groupby("method", sort=False):
+            ax.plot(c["value"], c[metric], "o-", label=method)
+        if sweep["value"].min() > 0 and sweep["value"].max() / sweep["value"].min() >= 100:
+            ax.set_xscale("log")
+        ax.set_xlabel({"lam": "lambda"}.get(param, param))
+        ax.set_ylabel(TITLES[metric])
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=8)
+    paths = save(fig, csv.with_suffix(""))
+    plt.close(fig)
     return paths

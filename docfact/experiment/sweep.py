@@ -1,0 +1,62 @@
+"""Parameter sweeps (LCCF Figs. 1-2): one protocol run per value, then averages over k."""
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from docfact.config import Config
+from docfact.errors import ConfigError
+from docfact.experiment.aggregate import summarize
+from docfact.experiment.runner import run
+
+ALIASES = {"lambda": "lam"}  # the papers' names for estimator parameters
+
+
+def parse_param(text: str) -> tuple:
+    """'lccf.lambda=1,10,100' -> ('lccf', 'lam', [1.0, 10.0, 100.0]) (ints stay ints)."""
+    m = re.fullmatch(r"\s*([\w.+-]+?)\.(\w+)\s*=\s*([^=]+)", text)
+    if not m:
+        raise ConfigError(f"--param: write METHOD.PARAM=V1,V2,..., got {text!r}")
+    values = []
+    for v in m[3].split(","):
+        try:
+            values.append(int(v) if re.fullmatch(r"\s*-?\d+\s*", v) else float(v))
+        except ValueError:
+            raise ConfigError(f"--param: {v.strip()!r} is not a number") from None
+    return m[1], ALIASES.get(m[2], m[2]), values
+
+
+def swept_config(config: Config, target: str, param: str, value) -> Config:
+    """The config restricted to the methods named `target` (a method, or every method of that
+    algorithm), with `param` set to `value`."""
+    chosen = [m for m in config.methods if target in (m.name, m.algorithm)]
+    if not chosen:
+        raise ConfigError(f"--param: no method or algorithm {target!r} in {config.name}")
+    methods = tuple(replace(m, params={**m.params, param: value}) for m in chosen)
+    for m in methods:
+        m.validate(f"--param {target}.{param}={value}")
+    name = f"{config.name}-{param}-{value}"
+    raw = {**config.raw, "name": name,
+           "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels}
+                       for m in methods}}
+    for key in ("published", "check"):
+        raw.pop(key, None)
+    raw["report"] = {"unit": config.unit}
+    return replace(config, name=name, methods=methods, raw=raw, published={},
+                   groups=((None, tuple(m.name for m in methods)),))
+
+
+def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int) -> pd.DataFrame:
+    """Run each value into out/<param>=<value>/; return (value, method, ac, nmi) averaged over k."""
+    rows = []
+    for value in values:
+        c = swept_config(config, target, param, value)
+        folder = run(c, out / f"{param}={value}", jobs=jobs, progress=True)
+        runs = pd.read_csv(folder / "runs.csv")
+        s = summarize(runs, [m.name for m in c.methods], sorted(runs["k"].unique()))
+        avg = s[s.k == "avg"].pivot(index="method", columns="metric", values="mean")
+        rows += [{"param": param, "value": value, "method": method, "ac": r["ac"],
+                  "nmi": r["nmi"]} for method, r in avg.iterrows()]
+    return pd.DataFrame(rows)

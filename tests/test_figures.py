@@ -1,0 +1,48 @@
+"""Sweeps (LCCF Figs. 1-2) and convergence curves (Fig. 3) from the command line."""
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+
+from docfact.cli import main
+from tests.test_runner import small_config
+
+
+def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    table = tmp_path / "table"
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(table), "--quiet"])
+    assert res.exit_code == 0
+    out = tmp_path / "sweep"
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=0,10",
+                                    "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    sweep = pd.read_csv(out / "sweep-gnmf-lam.csv")
+    assert list(sweep["value"]) == [0, 10] and set(sweep["method"]) == {"GNMF"}
+    swept = pd.read_csv(out / "lam=10/runs.csv")
+    base = pd.read_csv(table / "runs.csv")
+    base = base[base.method == "GNMF"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(swept[base.columns], base, check_dtype=False)
+    assert (out / "sweep-gnmf-lam.png").exists()
+
+
+def test_bad_sweep_parameter_is_one_line(tmp_path):
+    cfg = small_config(tmp_path)
+    for param, message in [("gnmf.lambda=-1", "lam must be"), ("nope.p=3", "no method"),
+                           ("gnmf.p=a", "not a number"), ("lambda", "METHOD.PARAM")]:
+        res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
+                                        "--out", str(tmp_path / "s")])
+        assert res.exit_code == 2 and message in res.output, res.output
+
+
+def test_convergence_curves(tmp_path):
+    cfg = small_config(tmp_path)
+    res = CliRunner().invoke(main, ["plot", "convergence", str(cfg), "--k", "3",
+                                    "--iterations", "40", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    curves = pd.read_csv(tmp_path / "c/convergence.csv")
+    assert set(curves["method"]) == {"NMF", "GNMF"}
+    for _, c in curves.groupby("method"):
+        h = c["objective"].to_numpy()
+        assert len(h) == 41 and np.all(np.diff(h) <= 1e-9 * h[:-1])
+    assert (tmp_path / "c/convergence.svg").exists()
