@@ -7,6 +7,11 @@ import click
 from docfact.errors import DocfactError
 
 
+def _one_line(message: str) -> str:
+    """Line breaks in user-supplied names shown escaped, so the error stays one line."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class _Group(click.Group):
     """A click group that turns DocfactError (and interrupts) into one line and an exit code."""
 
@@ -14,11 +19,11 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except DocfactError as e:
-            click.echo(f"docfact: error: {e}", err=True)
+            click.echo(f"docfact: error: {_one_line(str(e))}", err=True)
             sys.exit(e.exit_code)
         except OSError as e:  # a file or folder the user named cannot be read or written
             where = f": {e.filename}" if e.filename else ""
-            click.echo(f"docfact: error: {e.strerror or e}{where}", err=True)
+            click.echo(f"docfact: error: {_one_line(f'{e.strerror or e}{where}')}", err=True)
             sys.exit(1)
         except KeyboardInterrupt:
             click.echo("docfact: interrupted; finished runs are kept, rerun to resume", err=True)

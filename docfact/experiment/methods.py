@@ -86,7 +86,7 @@ class Method:
 
     def validate(self, where: str) -> None:
         """Raise ConfigError (naming `where`) unless the algorithm and parameters are valid."""
-        if self.algorithm not in ALGORITHMS:
+        if not isinstance(self.algorithm, str) or self.algorithm not in ALGORITHMS:
             raise ConfigError(f"{where}: unknown algorithm {self.algorithm!r}; "
                               f"known: {', '.join(sorted(ALGORITHMS))}")
         for reserved in ("n_clusters", "n_components", "random_state"):
