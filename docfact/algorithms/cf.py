@@ -13,10 +13,10 @@ with K = K+ - K-.
 import numpy as np
 import scipy.sparse as sp
 
-from docfact.algorithms._validation import check_float, check_int, check_option
+from docfact.algorithms._validation import check_int, check_option
 from docfact.algorithms.base import MultiplicativeFactorization
 from docfact.algorithms.engine import EPS
-from docfact.algorithms.graphs import WEIGHTS, check_graph, degrees
+from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import KERNELS, DenseKernel, kernel_operator, ncw_scaling
 
 
@@ -184,9 +184,7 @@ class LCCF(CF):
 
     def _validate_params(self):
         super()._validate_params()
-        check_float("lam", self.lam)
-        check_int("p", self.p, 1)
-        check_option("weight", self.weight, WEIGHTS)
+        check_graph_params(self.lam, self.p, self.weight)
 
     def _affinity(self, X, S):
         if S is None and self.kernel == "precomputed":

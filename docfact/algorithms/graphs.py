@@ -10,6 +10,8 @@ import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 
+from docfact.algorithms._validation import check_float, check_int, check_option
+
 WEIGHTS = ("binary", "cosine")
 
 
@@ -39,6 +41,13 @@ def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
 def degrees(W) -> np.ndarray:
     """d = W 1, the diagonal of D in L = D - W."""
     return np.asarray(W.sum(axis=1)).ravel()
+
+
+def check_graph_params(lam, p, weight) -> None:
+    """The regulariser's parameters (lambda, p, weight), shared by GNMF and LCCF."""
+    check_float("lam", lam)
+    check_int("p", p, 1)
+    check_option("weight", weight, WEIGHTS)
 
 
 def check_graph(X, S, p: int, weight: str) -> sp.csr_matrix:

@@ -11,10 +11,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from docfact.algorithms import engine
-from docfact.algorithms._validation import check_float, check_int, check_option
+from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_nonnegative
 from docfact.algorithms.engine import EPS
-from docfact.algorithms.graphs import WEIGHTS, check_graph, degrees
+from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 
 
@@ -122,9 +122,7 @@ class GNMF(NMF):
 
     def _validate_params(self):
         super()._validate_params()
-        check_float("lam", self.lam)
-        check_int("p", self.p, 1)
-        check_option("weight", self.weight, WEIGHTS)
+        check_graph_params(self.lam, self.p, self.weight)
 
     def _affinity(self, X, W):
         return check_graph(X, W, self.p, self.weight), self.lam
