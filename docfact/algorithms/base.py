@@ -74,13 +74,13 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         return self
 
 
-def check_nonnegative(X, name: str = "X"):
-    """X as float64 CSR (sparse input) or C-ordered array; nonnegative and finite."""
+def check_data(X, nonnegative: bool = True):
+    """X as float64 CSR (sparse input) or array; finite and, if asked, nonnegative."""
     X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     data = X.data if sp.issparse(X) else X
     if not np.isfinite(data).all():
-        raise ValueError(f"{name} contains NaN or Inf")
-    if (data < 0).any():
-        raise ValueError(f"{name} has negative entries; this factorization needs X >= 0")
+        raise ValueError("X contains NaN or Inf")
+    if nonnegative and (data < 0).any():
+        raise ValueError("X has negative entries; this factorization needs X >= 0")
     return X
 

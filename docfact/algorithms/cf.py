@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from docfact.algorithms._validation import check_int, check_option
-from docfact.algorithms.base import MultiplicativeFactorization
+from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import KERNELS, DenseKernel, kernel_operator, ncw_scaling
@@ -141,12 +141,7 @@ class CF(MultiplicativeFactorization):
 
         S : optional precomputed graph affinity (n, n) for LCCF (built from X otherwise).
         """
-        if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64)
-        else:
-            X = np.asarray(X, dtype=np.float64)
-        if not np.isfinite(X.data if sp.issparse(X) else X).all():
-            raise ValueError("X contains NaN or Inf")
+        X = check_data(X, nonnegative=False)  # kernels with negative entries: Section 3.5
         self._check_n_samples(X.shape[0])
         S, lam = self._affinity(X, S)
         K = kernel_operator(X, self.kernel, self.degree)

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from docfact.algorithms import engine
 from docfact.algorithms._validation import check_option
-from docfact.algorithms.base import MultiplicativeFactorization, check_nonnegative
+from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
@@ -90,7 +90,7 @@ class NMF(MultiplicativeFactorization):
 
     def fit_transform(self, X, y=None, W=None, track_objective=False):
         """Factorize X (n_samples, n_features); return V (n_samples, n_components)."""
-        X = check_nonnegative(X)
+        X = check_data(X)
         self._check_n_samples(X.shape[0])
         W, lam = self._affinity(X, W)  # on the unweighted data, also for the NCW variant
         if self.ncw:  # X^T <- D^-1/2 X^T, d = X X^T 1 (Xu et al. 2003)
