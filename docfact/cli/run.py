@@ -30,7 +30,11 @@ def _k_option(value):
 @click.option("--out", type=click.Path(file_okay=False), help="Results folder "
               "(default: results/<config name>).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no table.")
-def run(config_path, runs, k, jobs, fresh, out, quiet):
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="Local processes, or a dask.distributed cluster (pip install 'docfact[dask]').")
+@click.option("--scheduler", help="Address of a dask scheduler (default: a local cluster of "
+              "--jobs workers).")
+def run(config_path, runs, k, jobs, fresh, out, quiet, backend, scheduler):
     """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables.
 
     Finished runs are kept in OUT/runs.csv; running again resumes where it stopped.
@@ -44,7 +48,10 @@ def run(config_path, runs, k, jobs, fresh, out, quiet):
         raise ConfigError("--jobs: must be a positive number of workers or -1 for all cores")
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name
-    run_protocol(config, folder, jobs=jobs, fresh=fresh, progress=not quiet)
+    if scheduler and backend != "dask":
+        raise ConfigError("--scheduler goes with --backend dask")
+    run_protocol(config, folder, jobs=jobs, fresh=fresh, progress=not quiet, backend=backend,
+                 scheduler=scheduler)
     text = write_tables(folder)
     if not quiet:
         click.echo(text)

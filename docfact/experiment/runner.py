@@ -9,19 +9,20 @@ import json
 import os
 import platform
 import time
+from contextlib import ExitStack, contextmanager
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import yaml
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from docfact import atomic, metrics
 from docfact.config import Config
 from docfact.datasets import preprocess
-from docfact.errors import ConfigError
+from docfact.errors import ConfigError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.sampling import method_seed, sample_classes
 from docfact.experiment.store import Lock, RunStore
@@ -39,10 +40,12 @@ def load_view(config: Config):
 
 
 def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
-        progress: bool = True, pairs=None) -> Path:
+        progress: bool = True, pairs=None, backend: str = "loky", scheduler=None) -> Path:
     """Run (or resume) the config's protocol into folder `out`; return `out`.
 
     pairs: only these (k, run) pairs instead of the config's grid (used by `docfact check`).
+    backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
+    `scheduler`, or a local cluster of `jobs` single-threaded workers).
     """
     corpus = load_view(config)
     classes = np.unique(corpus.y)
@@ -75,14 +78,41 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
                  for k, r in todo)
         bar = tqdm(total=len(todo), disable=not progress or not todo, unit="run",
                    desc=config.name, dynamic_ncols=True)
-        with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
-            for rows, timings in parallel(tasks):
-                store.append(rows, timings)
-                bar.update()
+        with _backend(backend, jobs, scheduler):
+            with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
+                for rows, timings in parallel(tasks):
+                    store.append(rows, timings)
+                    bar.update()
         bar.close()
         store.finalize(names)
         _write_manifest(out, config, corpus, jobs, seconds=time.time() - started)
     return out
+
+
+@contextmanager
+def _backend(name: str, jobs: int, scheduler):
+    """joblib's default process pool, or joblib's dask backend on a dask.distributed cluster."""
+    if name == "loky":
+        yield
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise DocfactError("--backend dask needs dask.distributed: pip install 'docfact[dask]'"
+                           ) from None
+    with ExitStack() as stack:
+        if scheduler:
+            try:
+                client = stack.enter_context(Client(scheduler, timeout="10s"))
+            except OSError as e:
+                raise DocfactError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+        else:
+            workers = jobs if jobs > 0 else os.cpu_count()
+            cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                       dashboard_address=None))
+            client = stack.enter_context(Client(cluster))
+        with parallel_config(backend="dask"):
+            yield client
 
 
 def base_matrix(config: Config, corpus):
