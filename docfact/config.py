@@ -44,7 +44,7 @@ _PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
 class Config:
     name: str
     title: str
-    view: object  # a view name or an inline view mapping
+    view: object  # a view name, a data path or an inline view mapping
     weighting: str
     weight_on: str
     k: tuple
@@ -241,7 +241,7 @@ def _view(value, where):
     from docfact.datasets.views import resolve_view
 
     if not isinstance(value, (str, dict)):
-        raise ConfigError(f"{where}: must be a view name or a mapping")
+        raise ConfigError(f"{where}: must be a view name, a data path or a mapping")
     try:
         resolve_view(value)
     except ConfigError as e:

@@ -1,12 +1,14 @@
 """`docfact datasets`: list, fetch and describe the data sets and their views."""
 
 import click
+import numpy as np
 from tabulate import tabulate
 
 from docfact.datasets.fetch import cached_path, fetch
 from docfact.datasets.loaders import load
 from docfact.datasets.registry import entry, names, registry
 from docfact.datasets.stats import statistics
+from docfact.datasets.user import is_path
 from docfact.datasets.views import apply_view, resolve_view, view_names
 from docfact.errors import ConfigError, DataError
 
@@ -99,8 +101,12 @@ def fetch_(obj, names_, all_):
 @click.option("--view", "view_name", help="A view of NAME (see `docfact datasets views`).")
 @click.pass_obj
 def info(obj, name, view_name):
-    """Statistics of a data set, of one of its views, or of a view given as NAME."""
-    if name in registry():
+    """Statistics of a data set, of one of its views, or of a view given as NAME.
+
+    NAME may also be the path of your own data: a .mat, .npz, .csv or .tsv file, or a folder
+    with one sub-folder of text files per class (see the README, "Your own data").
+    """
+    if name in registry() or (name not in view_names() and is_path(name)):
         view = resolve_view(view_name) if view_name else None
         if view and view["dataset"] != name:
             raise ConfigError(f"view {view_name!r} is a view of {view['dataset']!r}, not {name!r}")
@@ -111,7 +117,7 @@ def info(obj, name, view_name):
     else:
         raise ConfigError(
             f"unknown dataset or view {name!r}; datasets: {', '.join(names())}; "
-            f"views: {', '.join(view_names())}"
+            f"views: {', '.join(view_names())}; or the path of a data file or folder"
         )
 
     dataset = view["dataset"] if view else name
@@ -122,6 +128,9 @@ def info(obj, name, view_name):
     rows = [(key.replace("_", " "), _format(value)) for key, value in statistics(corpus).items()]
     click.echo(title)
     click.echo(tabulate(rows, headers=["statistic", "value"], disable_numparse=True))
+    if corpus.label_names is not None:
+        given = corpus.label_names
+        click.echo("labels: " + ", ".join(f"{i} = {given[i - 1]}" for i in np.unique(corpus.y)))
     if view and "paper" in view:
         paper = view["paper"]
         click.echo(

@@ -15,12 +15,15 @@ class Corpus:
     y : ndarray of int, shape (n_documents,)
         Class labels as stored by the source (not remapped).
     vocabulary : ndarray of str, shape (n_terms,), or None when the source has none.
+    label_names : tuple of str, or None; when the source labels classes by name (user text
+        data), label_names[i] is the name of label i + 1.
     """
 
     name: str
     X: sp.csr_matrix
     y: np.ndarray
     vocabulary: np.ndarray | None = None
+    label_names: tuple | None = None
 
     @property
     def n_documents(self) -> int:
@@ -36,4 +39,6 @@ class Corpus:
 
     def subset(self, rows: np.ndarray, name: str | None = None) -> "Corpus":
         """The documents at `rows` (in that order), with all terms kept."""
-        return Corpus(name or self.name, self.X[rows], self.y[rows], self.vocabulary)
+        return Corpus(
+            name or self.name, self.X[rows], self.y[rows], self.vocabulary, self.label_names
+        )

@@ -52,7 +52,13 @@ _PARSER_VERSION = 1
 
 
 def load(name: str, *, data_dir=None, mirror=None) -> Corpus:
-    """The data set `name` (a registry name), fetched if needed and fingerprint-checked."""
+    """The data set `name`: a registry name, fetched if needed and fingerprint-checked, or
+    the path of a user's file or folder (see user.is_path), read as it is; data_dir and mirror
+    apply to registry names only."""
+    from docfact.datasets import user  # imported here: user.py reuses this module's readers
+
+    if user.is_path(name):
+        return user.load_path(name)
     e = entry(name)
     path = fetch(name, data_dir=data_dir, mirror=mirror)
     corpus = _LOADERS[e.loader](path, e)
@@ -83,11 +89,12 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _load_cai_mat(path: Path, e: Entry) -> Corpus:
-    """Deng Cai's text .mat: `fea` raw counts as csr float64, `gnd` as int64 labels."""
+def read_cai_mat(path: Path, name: str) -> Corpus:
+    """Deng Cai's text .mat: `fea` raw counts (documents x terms, sparse or dense) as csr
+    float64, `gnd` as int64 labels. Shared with user .mat files (see user.py)."""
     mat = scipy.io.loadmat(path)
     X = sp.csr_matrix(mat["fea"], dtype=np.float64)
-    return Corpus(e.name, X, np.asarray(mat["gnd"]).ravel().astype(np.int64))
+    return Corpus(name, X, np.asarray(mat["gnd"]).ravel().astype(np.int64))
 
 
 def _load_faces_mat(path: Path, e: Entry) -> Corpus:
@@ -112,14 +119,20 @@ def _vectorizer(min_df: int) -> CountVectorizer:
     )
 
 
-def _tokenised(name: str, texts: list[str], labels: list[str], min_df: int) -> Corpus:
-    """Counts of `texts`; labels numbered 1.. in sorted label-name order."""
+def counts(texts: list[str], min_df: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Term counts of `texts` with the shared tokeniser: X (documents x terms, csr float64)
+    and the vocabulary (terms in column order). ValueError when no term is left."""
     vectorizer = _vectorizer(min_df)
     X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+    return X, np.array(vectorizer.get_feature_names_out(), dtype=str)
+
+
+def _tokenised(name: str, texts: list[str], labels: list[str], min_df: int) -> Corpus:
+    """Counts of `texts`; labels numbered 1.. in sorted label-name order."""
+    X, vocabulary = counts(texts, min_df)
     classes = sorted(set(labels))
     number = {c: i + 1 for i, c in enumerate(classes)}
     y = np.array([number[label] for label in labels], dtype=np.int64)
-    vocabulary = np.array(vectorizer.get_feature_names_out(), dtype=str)
     return Corpus(name, X, y, vocabulary)
 
 
@@ -263,7 +276,7 @@ def _write_npz(path: Path, corpus: Corpus) -> None:
 
 
 _LOADERS = {
-    "cai_mat": _load_cai_mat,
+    "cai_mat": lambda path, e: read_cai_mat(path, e.name),
     "faces_mat": _load_faces_mat,
     "newsgroups_bydate": lambda path, e: _cached_build(
         path, e, _build_newsgroups, NEWSGROUPS_MIN_DF

@@ -2,8 +2,11 @@
 
 A view is a dict (see views.yaml for the keys and the named views). Applying one keeps the
 documents of the selected classes in the order of the source, with their labels unchanged.
+Its ``dataset`` is a registry name or the path of a user's file or folder (see user.py); a
+path alone also stands for the view of all its documents.
 """
 
+import os
 from functools import lru_cache
 from importlib import resources
 
@@ -12,6 +15,7 @@ import yaml
 
 from docfact.datasets.corpus import Corpus
 from docfact.datasets.registry import entry
+from docfact.datasets.user import is_path
 from docfact.errors import ConfigError, DataError
 
 _SELECTION_KEYS = {"drop_empty", "min_docs", "size_band", "largest", "max_per_class", "seed"}
@@ -30,15 +34,22 @@ def view_names() -> list[str]:
 
 
 def resolve_view(spec_or_name: str | dict) -> dict:
-    """A validated view: a copy of the named view (with its ``name``) or of the dict given.
+    """A validated view: a copy of the named view (with its ``name``), ``{"dataset": path}``
+    for a path that is not a view name, or a copy of the dict given.
 
-    ConfigError for an unknown name (listing the known ones) or an invalid dict.
+    ConfigError for an unknown name (listing the known ones), a missing path or an invalid dict.
     """
     if isinstance(spec_or_name, str):
         named = _named_views()
-        if spec_or_name not in named:
-            raise ConfigError(f"unknown view {spec_or_name!r}; known views: {', '.join(named)}")
-        view = {"name": spec_or_name, **named[spec_or_name]}
+        if spec_or_name in named:
+            view = {"name": spec_or_name, **named[spec_or_name]}
+        elif is_path(spec_or_name):
+            view = {"dataset": spec_or_name}
+        else:
+            raise ConfigError(
+                f"unknown view {spec_or_name!r}; known views: {', '.join(named)} "
+                "(or give the path of a data file or folder)"
+            )
     else:
         view = dict(spec_or_name)
     _validate(view)
@@ -52,7 +63,11 @@ def _validate(view: dict) -> None:
         raise ConfigError(f"{label}: unknown keys {sorted(unknown)}")
     if "dataset" not in view:
         raise ConfigError(f"{label}: no 'dataset' given")
-    entry(view["dataset"])  # ConfigError listing the data sets when unknown
+    if is_path(view["dataset"]):
+        if not os.path.exists(view["dataset"]):
+            raise ConfigError(f"{label}: dataset {view['dataset']!r}: no such file or folder")
+    else:
+        entry(view["dataset"])  # ConfigError listing the data sets when unknown
     for key in ("min_docs", "largest", "max_per_class"):
         if key in view and not _count(view[key]):
             raise ConfigError(f"{label}: {key} must be a positive integer, got {view[key]!r}")

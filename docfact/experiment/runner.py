@@ -59,10 +59,13 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 (out / name).unlink(missing_ok=True)
         elif manifest_path.exists():
-            old = json.loads(manifest_path.read_text()).get("protocol_hash")
-            if old != config.protocol_hash():
+            old = json.loads(manifest_path.read_text())
+            if old.get("protocol_hash") != config.protocol_hash():
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
                                   "methods changed); rerun with --fresh or choose --out")
+            if old.get("data_hash") != data_hash(config):
+                raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
+                                  "with --fresh or choose --out")
         atomic.write_text(out / "config.yaml", yaml.safe_dump(config.raw, sort_keys=False,
                                                               allow_unicode=True))
         names = [m.name for m in config.methods]
@@ -137,6 +140,15 @@ def prepare(config: Config, X):
     return X[:, np.flatnonzero(X.getnnz(axis=0))]
 
 
+def data_hash(config: Config):
+    """For a user's data file or folder, a hash of its contents; None for registered data."""
+    from docfact.datasets import resolve_view
+    from docfact.datasets.user import content_hash, is_path
+
+    dataset = resolve_view(config.view)["dataset"]
+    return content_hash(dataset) if is_path(dataset) else None
+
+
 def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
     """Every method of the config on one sampled subset: (records, timings)."""
     with threadpool_limits(1):
@@ -180,6 +192,7 @@ def _write_manifest(out: Path, config: Config, corpus, jobs: int, seconds) -> No
         "config": config.name,
         "title": config.title,
         "protocol_hash": config.protocol_hash(),
+        "data_hash": data_hash(config),
         "view": config.view,
         "weighting": config.weighting,
         "weight_on": config.weight_on,

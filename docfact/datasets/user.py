@@ -1,0 +1,246 @@
+"""Bring-your-own data: a local file or folder read into a `Corpus`.
+
+A data set name that is a path (see `is_path`) is read here instead of being fetched from the
+registry; there is no fingerprint to check it against. A relative path is relative to the
+current directory. The format follows the suffix (in any case):
+
+``.mat``
+    A MATLAB file (v4 to v7.2; v7.3 is HDF5) with ``fea`` (documents x terms counts, sparse or
+    dense) and ``gnd`` (one integer label per document), as Deng Cai's data sets.
+``.npz``
+    The arrays ``scipy.sparse.save_npz`` writes for the documents x terms counts (``data``,
+    ``indices``, ``indptr``, ``shape``, ``format``) plus ``labels`` (integers, one per
+    document) and optionally ``vocabulary`` (strings, one per term) and ``label_names``
+    (strings: the name of label i + 1 at index i). `save_npz` writes this layout.
+``.csv`` / ``.tsv``
+    UTF-8, one document per row: label, then text (comma or tab separated; a text holding the
+    separator or a line break is quoted with "). A first row ``label,text`` (in a .tsv
+    ``label<tab>text``) is a header.
+a folder
+    One sub-folder per class, holding the class's documents as UTF-8 text files of any name
+    and extension (also in nested folders). Files directly in the folder, and hidden files and
+    folders (names starting with "."), are ignored.
+
+Texts are tokenised as the 20 Newsgroups and Reuters loaders do (loaders.TOKEN_PATTERN, English
+stop words removed), keeping every term (USER_MIN_DF). Labels that are all integers are kept as
+they are; text labels (and folder names) are numbered 1..C in sorted order, their names kept in
+`Corpus.label_names`. Every problem is a one-line DataError naming the file.
+"""
+
+import csv
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.io.matlab import MatReadError
+
+from docfact import atomic
+from docfact.datasets.corpus import Corpus
+from docfact.datasets.loaders import counts, read_cai_mat
+from docfact.datasets.registry import registry
+from docfact.errors import DataError
+
+# Smallest document frequency of a kept term in user texts: 1 keeps every term, because a
+# small corpus has few documents per term and the registry's thresholds were chosen to match
+# published matrices, not as a rule for other data.
+USER_MIN_DF = 1
+
+
+def is_path(name) -> bool:
+    """Whether a data set name means a file or folder rather than a registry entry.
+
+    Registry names win; otherwise a name containing a path separator, ending in a suffix of
+    the formats above, or naming an existing folder is a path (write ``./name`` to force a path).
+    """
+    if not isinstance(name, str) or name in registry():
+        return False
+    return (
+        "/" in name
+        or os.sep in name
+        or name.lower().endswith(tuple(_READERS))
+        or os.path.isdir(name)
+    )
+
+
+def load_path(path) -> Corpus:
+    """The corpus in the file or folder `path`, named by the path as given.
+
+    X: csr float64 (documents x terms); y: int64 (documents,).
+    """
+    name = os.fspath(path)
+    path = Path(name)
+    try:
+        if path.is_dir():
+            corpus = _read_folder(path, name)
+        elif not path.exists():
+            raise DataError(f"{name}: no such file or folder")
+        elif path.suffix.lower() not in _READERS:
+            raise DataError(
+                f"{name}: unknown format {path.suffix!r}; expected a .mat, .npz, .csv or .tsv "
+                "file or a folder of class sub-folders"
+            )
+        else:
+            corpus = _READERS[path.suffix.lower()](path, name)
+    except OSError as e:  # unreadable file or folder
+        raise DataError(f"{e.filename or name}: cannot read: {e.strerror or e}") from None
+    _check(corpus, name)
+    return corpus
+
+
+def save_npz(path, corpus: Corpus) -> None:
+    """Write `corpus` in the .npz layout `load_path` reads (X alone is also readable by
+    scipy.sparse.load_npz). The file is replaced whole or not at all."""
+    X = sp.csr_matrix(corpus.X)
+    arrays = {
+        "data": X.data,
+        "indices": X.indices,
+        "indptr": X.indptr,
+        "shape": np.array(X.shape),
+        "format": np.array(b"csr"),  # as scipy.sparse.save_npz writes it
+        "labels": np.asarray(corpus.y),
+    }
+    if corpus.vocabulary is not None:
+        arrays["vocabulary"] = np.asarray(corpus.vocabulary, dtype=str)
+    if corpus.label_names is not None:
+        arrays["label_names"] = np.array(corpus.label_names, dtype=str)
+
+    def write(tmp):
+        with open(tmp, "wb") as f:  # a file object: given a name, numpy may append ".npz"
+            np.savez_compressed(f, **arrays)
+
+    atomic.write_with(path, write)
+
+
+def _read_mat(path: Path, name: str) -> Corpus:
+    try:
+        return read_cai_mat(path, name)
+    except KeyError as e:
+        raise DataError(
+            f"{name}: no {e.args[0]!r} variable; a .mat corpus holds 'fea' (documents x terms) "
+            "and 'gnd' (labels)"
+        ) from None
+    except (ValueError, TypeError, NotImplementedError, MatReadError) as e:
+        raise DataError(f"{name}: cannot read as a MATLAB file: {_reason(e)}") from None
+
+
+def _read_npz(path: Path, name: str) -> Corpus:
+    try:
+        X = sp.csr_matrix(sp.load_npz(path), dtype=np.float64)
+        with np.load(path, allow_pickle=False) as z:
+            if "labels" not in z.files:
+                raise DataError(f"{name}: no 'labels' array beside the sparse matrix")
+            labels = z["labels"].ravel()
+            vocabulary = z["vocabulary"] if "vocabulary" in z.files else None
+            names = tuple(z["label_names"].tolist()) if "label_names" in z.files else None
+    except (ValueError, KeyError, NotImplementedError, zipfile.BadZipFile) as e:
+        raise DataError(
+            f"{name}: not a sparse matrix as scipy.sparse.save_npz writes it: {_reason(e)}"
+        ) from None
+    if labels.dtype.kind not in "iu":
+        raise DataError(f"{name}: labels must be integers, got {labels.dtype} values")
+    return Corpus(name, X, labels.astype(np.int64), vocabulary, names)
+
+
+def _read_table(path: Path, name: str) -> Corpus:
+    """(label, text) rows of a .csv or .tsv file."""
+    delimiter, separator = ("\t", "tab") if path.suffix.lower() == ".tsv" else (",", "comma")
+    # utf-8-sig: a byte-order mark (spreadsheet programs write one) is not part of the header
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        try:
+            rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+        except csv.Error as e:
+            raise DataError(f"{name}, line {reader.line_num}: {e}") from None
+    if rows and [c.strip().lower() for c in rows[0][1]] == ["label", "text"]:
+        rows = rows[1:]
+    for line, row in rows:
+        if len(row) != 2:
+            raise DataError(
+                f"{name}, line {line}: expected 2 fields (label, text), got {len(row)}; "
+                f"quote texts that hold a {separator}"
+            )
+        if not row[0].strip():
+            raise DataError(f"{name}, line {line}: empty label")
+    return _from_texts(name, [row[1] for _, row in rows], [row[0].strip() for _, row in rows])
+
+
+def _read_folder(path: Path, name: str) -> Corpus:
+    """Documents in class sub-folders, by class name then file path."""
+    classes = sorted(d for d in path.iterdir() if d.is_dir() and not d.name.startswith("."))
+    if not classes:
+        raise DataError(f"{name}: no class sub-folders (one sub-folder of text files per class)")
+    texts, labels = [], []
+    for folder in classes:
+        files = sorted(
+            f
+            for f in folder.rglob("*")
+            if f.is_file() and not any(p.startswith(".") for p in f.relative_to(folder).parts)
+        )
+        if not files:
+            raise DataError(f"{name}: class folder {folder.name!r} holds no files")
+        texts += [f.read_text(encoding="utf-8", errors="replace") for f in files]
+        labels += [folder.name] * len(files)
+    return _from_texts(name, texts, labels)
+
+
+def _from_texts(name: str, texts: list[str], labels: list[str]) -> Corpus:
+    if not texts:
+        raise DataError(f"{name}: no documents")
+    try:
+        X, vocabulary = counts(texts, USER_MIN_DF)
+    except ValueError:  # scikit-learn's "empty vocabulary"
+        raise DataError(
+            f"{name}: no terms: the texts hold only stop words, digits or single letters"
+        ) from None
+    y, label_names = _numbered(labels)
+    return Corpus(name, X, y, vocabulary, label_names)
+
+
+def _numbered(labels: list[str]) -> tuple[np.ndarray, tuple | None]:
+    """Integer labels as they are; else labels numbered 1..C in sorted order, and their names."""
+    try:
+        return np.array([int(label) for label in labels], dtype=np.int64), None
+    except (ValueError, OverflowError):
+        names = tuple(sorted(set(labels)))
+        number = {label: i + 1 for i, label in enumerate(names)}
+        return np.array([number[label] for label in labels], dtype=np.int64), names
+
+
+def _check(corpus: Corpus, name: str) -> None:
+    """What every method needs: documents, one label each, finite non-negative values."""
+    n, terms = corpus.X.shape
+    if n == 0:
+        raise DataError(f"{name}: no documents")
+    if corpus.y.shape != (n,):
+        raise DataError(f"{name}: {corpus.y.size} labels for {n} documents")
+    if not np.all(np.isfinite(corpus.X.data)) or np.any(corpus.X.data < 0):
+        raise DataError(f"{name}: the matrix must hold finite, non-negative values")
+    if corpus.vocabulary is not None and corpus.vocabulary.shape != (terms,):
+        raise DataError(f"{name}: {corpus.vocabulary.size} vocabulary entries for {terms} terms")
+    names = corpus.label_names
+    if names is not None and not (corpus.y.min() >= 1 and corpus.y.max() <= len(names)):
+        raise DataError(f"{name}: labels must lie in 1..{len(names)} to have label_names")
+
+
+def _reason(e: Exception) -> str:
+    lines = str(e).strip().splitlines()
+    return lines[0] if lines else type(e).__name__
+
+
+_READERS = {".mat": _read_mat, ".npz": _read_npz, ".csv": _read_table, ".tsv": _read_table}
+
+
+def content_hash(path) -> str:
+    """sha256 of a data file, or of a folder's files (relative names and bytes, in name order):
+    results computed on other contents are told apart by it (registered files are pinned by
+    their own hashes and fingerprints instead)."""
+    root = Path(path)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f.relative_to(root) if f != root else f.name).encode() + b"\0")
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()[:16]

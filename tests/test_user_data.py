@@ -1,0 +1,291 @@
+"""Bring-your-own data: every format reads back the corpus written, views and `docfact run`
+work on a path, and bad input is one line."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.io
+import scipy.sparse as sp
+import yaml
+from click.testing import CliRunner
+
+from docfact.cli import main
+from docfact.datasets import Corpus, apply_view, load, resolve_view, save_npz
+from docfact.datasets.user import is_path, load_path
+from docfact.errors import ConfigError, DataError
+
+# Terms in alphabetical order: the tokeniser's vocabulary is sorted, so column j is TERMS[j].
+TERMS = ["apple", "banana", "cherry", "durian", "elder"]
+COUNTS = np.array(
+    [[2, 1, 0, 0, 0], [1, 3, 0, 0, 0], [0, 0, 2, 1, 0], [0, 0, 1, 1, 1], [0, 0, 0, 0, 4]],
+    dtype=np.float64,
+)
+CLASSES = ["fruit", "fruit", "stone", "stone", "tree"]  # numbered 1, 1, 2, 2, 3
+# What the tokeniser must drop: stop words, digits, single letters, punctuation; case folds.
+NOISE = "The 42 x, and it's - a"
+
+
+def _text(row: np.ndarray) -> str:
+    words = [w for w, n in zip(TERMS, row, strict=True) for _ in range(int(n))]
+    return f"{NOISE} " + " ".join(w.upper() if i % 2 else w for i, w in enumerate(words[::-1]))
+
+
+def _expected() -> Corpus:
+    return Corpus("known", sp.csr_matrix(COUNTS), np.array([1, 1, 2, 2, 3]),
+                  np.array(TERMS), ("fruit", "stone", "tree"))
+
+
+def _assert_same(got: Corpus, want: Corpus, vocabulary=True) -> None:
+    assert got.X.dtype == np.float64 and sp.isspmatrix_csr(got.X)
+    assert np.array_equal(got.X.toarray(), want.X.toarray())
+    assert np.array_equal(got.y, want.y) and got.y.dtype == np.int64
+    if vocabulary:
+        assert list(got.vocabulary) == list(want.vocabulary)
+        assert got.label_names == want.label_names
+
+
+def _write_csv(path, rows, header=True, delimiter=","):
+    lines = [f"label{delimiter}text"] if header else []
+    lines += [f'{label}{delimiter}"{text}"' for label, text in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _known_rows():
+    return [(label, _text(row)) for label, row in zip(CLASSES, COUNTS, strict=True)]
+
+
+def _folder(root, rows):
+    for i, (label, text) in enumerate(rows):
+        (root / label).mkdir(parents=True, exist_ok=True)
+        (root / label / f"doc{i}.{'txt' if i % 2 else 'md'}").write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_mat_reads_fea_and_gnd(tmp_path, dense):
+    fea = COUNTS if dense else sp.csc_matrix(COUNTS)  # MATLAB stores sparse matrices as csc
+    path = tmp_path / "known.mat"
+    scipy.io.savemat(path, {"fea": fea, "gnd": np.array([[1], [1], [2], [2], [3]])})
+    corpus = load_path(path)
+    _assert_same(corpus, _expected(), vocabulary=False)
+    assert corpus.vocabulary is None and corpus.name == str(path)
+
+
+def test_npz_round_trip_and_scipy_can_read_the_matrix(tmp_path):
+    path = tmp_path / "known.npz"
+    save_npz(path, _expected())
+    _assert_same(load_path(path), _expected())
+    assert np.array_equal(sp.load_npz(path).toarray(), COUNTS)
+    with np.load(path) as z:
+        assert set(z.files) == {"data", "indices", "indptr", "shape", "format", "labels",
+                                "vocabulary", "label_names"}
+
+
+def test_npz_without_the_optional_arrays(tmp_path):
+    path = tmp_path / "bare.npz"
+    save_npz(path, Corpus("bare", sp.csr_matrix(COUNTS), np.array([9, 9, 4, 4, 4])))
+    corpus = load_path(path)
+    assert corpus.vocabulary is None and corpus.label_names is None
+    assert list(corpus.y) == [9, 9, 4, 4, 4]
+
+
+@pytest.mark.parametrize("header", [True, False])
+@pytest.mark.parametrize("suffix, delimiter", [(".csv", ","), (".tsv", "\t"), (".CSV", ",")])
+def test_csv_and_tsv_give_the_known_counts(tmp_path, header, suffix, delimiter):
+    path = _write_csv(tmp_path / f"known{suffix}", _known_rows(), header, delimiter)
+    _assert_same(load_path(path), _expected())
+
+
+def test_csv_integer_labels_are_kept_and_quoted_texts_may_hold_commas_and_lines(tmp_path):
+    path = tmp_path / "ints.csv"
+    path.write_text('7,"apple, banana\ncherry"\n\n3,durian\n', encoding="utf-8-sig")  # with BOM
+    corpus = load_path(path)
+    assert list(corpus.y) == [7, 3] and corpus.label_names is None
+    assert corpus.X.toarray().tolist() == [[1, 1, 1, 0], [0, 0, 0, 1]]
+
+
+def test_folder_per_class_gives_the_known_counts(tmp_path):
+    root = _folder(tmp_path / "corpus", _known_rows())
+    (root / "README").write_text("top-level files are not documents")
+    (root / "tree" / ".hidden").write_text("apple apple")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("cherry")
+    _assert_same(load_path(root), _expected())
+
+
+def test_folder_reads_nested_files_and_bad_bytes(tmp_path):
+    root = tmp_path / "corpus"
+    (root / "b" / "deep").mkdir(parents=True)
+    (root / "a").mkdir()
+    (root / "a" / "one").write_bytes(b"apple \xff\xfe banana")  # not UTF-8: replaced, kept
+    (root / "b" / "deep" / "two.txt").write_text("cherry")
+    corpus = load_path(root)
+    assert list(corpus.vocabulary) == ["apple", "banana", "cherry"]
+    assert list(corpus.y) == [1, 2] and corpus.label_names == ("a", "b")
+
+
+def test_one_class_is_a_corpus(tmp_path):
+    corpus = load_path(_write_csv(tmp_path / "one.csv", [("only", "apple"), ("only", "pear")]))
+    assert corpus.n_classes == 1 and corpus.n_documents == 2
+
+
+def _data_error(path, *fragments):
+    with pytest.raises(DataError) as error:
+        load_path(path)
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(str(path))
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_bad_text_inputs_are_one_line_data_errors(tmp_path):
+    _data_error(tmp_path / "missing.csv", "no such file or folder")
+    (tmp_path / "notes.txt").write_text("apple")
+    _data_error(tmp_path / "notes.txt", "unknown format '.txt'")
+    _data_error(_write_csv(tmp_path / "empty.csv", []), "no documents")
+    _data_error(_write_csv(tmp_path / "stop.csv", [("a", "the and of 12")]), "no terms")
+    rows = tmp_path / "rows.csv"
+    rows.write_text("label,text\nfruit,apple\nfruit,apple,pear\n")
+    _data_error(rows, "line 3: expected 2 fields (label, text), got 3")
+    (tmp_path / "nolabel.tsv").write_text("fruit\tapple\n\tpear\n")
+    _data_error(tmp_path / "nolabel.tsv", "line 2: empty label")
+    _data_error(tmp_path, "no class sub-folders")  # only files here
+    (tmp_path / "corpus" / "empty").mkdir(parents=True)
+    _data_error(tmp_path / "corpus", "class folder 'empty' holds no files")
+
+
+def test_bad_matrix_inputs_are_one_line_data_errors(tmp_path):
+    scipy.io.savemat(tmp_path / "nognd.mat", {"fea": COUNTS})
+    _data_error(tmp_path / "nognd.mat", "no 'gnd' variable")
+    (tmp_path / "text.mat").write_text("not a MATLAB file " * 10)
+    _data_error(tmp_path / "text.mat", "cannot read as a MATLAB file")
+    scipy.io.savemat(tmp_path / "short.mat", {"fea": COUNTS, "gnd": np.array([1, 2])})
+    _data_error(tmp_path / "short.mat", "2 labels for 5 documents")
+
+    sp.save_npz(tmp_path / "nolabels.npz", sp.csr_matrix(COUNTS))
+    _data_error(tmp_path / "nolabels.npz", "no 'labels' array")
+    np.savez(tmp_path / "dense.npz", X=COUNTS, labels=np.ones(5, int))
+    _data_error(tmp_path / "dense.npz", "not a sparse matrix")
+    save_npz(tmp_path / "negative.npz", Corpus("n", sp.csr_matrix(-COUNTS), np.ones(5, int)))
+    _data_error(tmp_path / "negative.npz", "finite, non-negative")
+    save_npz(tmp_path / "floaty.npz", Corpus("f", sp.csr_matrix(COUNTS), np.ones(5) / 2))
+    _data_error(tmp_path / "floaty.npz", "labels must be integers")
+    save_npz(tmp_path / "vocab.npz", Corpus("v", sp.csr_matrix(COUNTS), np.ones(5, int),
+                                            np.array(TERMS[:3])))
+    _data_error(tmp_path / "vocab.npz", "3 vocabulary entries for 5 terms")
+
+
+def test_what_counts_as_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tdt2").mkdir()
+    (tmp_path / "mine").mkdir()
+    assert not is_path("tdt2")  # registry names win over folders
+    assert is_path("./tdt2") and is_path("mine") and is_path("x.NPZ") and is_path("a/b")
+    assert not is_path("nothing") and not is_path(3)
+    (tmp_path / "gnmf_tdt2").mkdir()
+    assert resolve_view("gnmf_tdt2")["dataset"] == "tdt2"  # view names win over folders
+
+
+def test_views_of_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write_csv(tmp_path / "known.csv", _known_rows())
+    view = resolve_view({"dataset": "known.csv", "min_docs": 2})
+    kept = apply_view(load(view["dataset"]), view)  # a relative path: from the current folder
+    assert list(kept.y) == [1, 1, 2, 2] and kept.name == "known.csv"
+    assert resolve_view("known.csv") == {"dataset": "known.csv"}
+    with pytest.raises(ConfigError, match=r"^view: dataset 'gone/x.csv': no such file or folder$"):
+        resolve_view({"dataset": "gone/x.csv"})
+    with pytest.raises(ConfigError, match="selects from 'tdt2', not 'known.csv'"):
+        apply_view(load("known.csv"), "gnmf_tdt2")
+
+
+def _labelled_csv(path, per_class=15):
+    """3 classes of `per_class` documents, each drawn from its own five words."""
+    words = {"space": "orbit rocket launch satellite astronaut",
+             "cooking": "recipe oven flour butter sugar",
+             "music": "guitar melody concert rhythm chorus"}
+    rng = np.random.default_rng(0)
+    rows = [(label, " ".join(rng.choice(w.split(), 8))) for label, w in words.items()
+            for _ in range(per_class)]
+    return _write_csv(path, rows)
+
+
+def _table_value(output: str, row: str) -> str:
+    return re.search(rf"^{row}\s+(\S+)\s*$", output, re.MULTILINE).group(1)
+
+
+def test_info_of_a_csv(tmp_path):
+    path = _labelled_csv(tmp_path / "news.csv")
+    result = CliRunner().invoke(main, ["datasets", "info", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == str(path)
+    assert _table_value(result.stdout, "documents") == "45"
+    assert _table_value(result.stdout, "classes") == "3"
+    assert _table_value(result.stdout, "terms") == "15"
+    assert "labels: 1 = cooking, 2 = music, 3 = space" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["nowhere/x.csv"], 1, "nowhere/x.csv: no such file or folder"),
+        (["{csv}", "--view", "lccf_tdt2"], 2,
+         "view 'lccf_tdt2' is a view of 'tdt2_all', not '{csv}'"),
+    ],
+)
+def test_info_errors_are_one_line(tmp_path, args, code, message):
+    csv = str(_labelled_csv(tmp_path / "news.csv"))
+    result = CliRunner().invoke(main, ["datasets", "info", *[a.format(csv=csv) for a in args]])
+    assert result.exit_code == code
+    assert result.stderr == f"docfact: error: {message.format(csv=csv)}\n"
+
+
+def _config(tmp_path, dataset) -> str:
+    cfg = {
+        "name": "mine",
+        "data": {"view": {"dataset": dataset, "min_docs": 5}},
+        "protocol": {"k": [2, 3], "runs": 2, "seed": 3},
+        "labels": {"rule": "kmeans", "replicates": 3},
+        "methods": {"KM": {"algorithm": "kmeans"},
+                    "NMF": {"algorithm": "nmf", "n_restarts": 2, "min_iter": 5, "max_iter": 20}},
+    }
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return str(path)
+
+
+def test_run_on_a_csv_given_by_a_relative_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _labelled_csv(tmp_path / "news.csv")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["run", _config(tmp_path, "news.csv"), "--out", str(out),
+                                       "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    runs = pd.read_csv(out / "runs.csv")
+    assert len(runs) == 2 * 2 * 2 and (runs["status"] == "ok").all()
+    assert set(runs["method"]) == {"KM", "NMF"}
+    assert (runs["n_docs"] == 15 * runs["k"]).all()  # k classes of 15 documents each
+    assert runs["ac"].between(0, 1).all()
+
+
+def test_config_naming_a_missing_path_is_one_line_exit_2(tmp_path):
+    out = tmp_path / "out"
+    config = _config(tmp_path, str(tmp_path / "gone.csv"))
+    result = CliRunner().invoke(main, ["run", config, "--out", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr == (f"docfact: error: {config}: data.view: view: dataset "
+                             f"{str(tmp_path / 'gone.csv')!r}: no such file or folder\n")
+
+
+def test_results_on_changed_data_contents_are_not_resumed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _labelled_csv(tmp_path / "news.csv")
+    args = ["run", _config(tmp_path, "news.csv"), "--out", str(tmp_path / "out"), "--quiet"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert CliRunner().invoke(main, args).exit_code == 0  # same contents: resumes (nothing to do)
+    _labelled_csv(tmp_path / "news.csv", per_class=16)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "other contents of the data file" in result.stderr
