@@ -88,7 +88,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
                     bar.update()
         bar.close()
         store.finalize(names)
-        _write_manifest(out, config, corpus, jobs, seconds=time.time() - started)
+        _write_manifest(out, config, corpus, jobs,
+                        seconds=time.time() - started if todo else None)
     return out
 
 
