@@ -33,7 +33,8 @@ TOP_KEYS = {"name", "title", "data", "protocol", "labels", "methods", "report", 
 CHECK_KEYS = {"pairs", "margin", "against_own"}
 DATA_KEYS = {"view", "weighting", "weight_on"}
 PROTOCOL_KEYS = {"k", "runs", "seed"}
-REPORT_KEYS = {"layout", "unit", "groups"}
+REPORT_KEYS = {"layout", "unit", "groups", "kind"}
+KINDS = ("table", "sensitivity")
 LAYOUTS = ("k_by_method", "method_by_k")
 UNITS = ("percent", "fraction")
 METRICS = ("ac", "nmi")
@@ -54,6 +55,7 @@ class Config:
     layout: str
     unit: str
     groups: tuple  # ((heading or None, (method names...)), ...): the table's sections
+    kind: str  # "table": a paper's table; "sensitivity": a variant of one, reported apart
     published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; source under "source"
     check: dict  # the reduced protocol of `docfact check`: pairs, margin, against_own
     notes: str
@@ -135,6 +137,7 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     layout = _option(report.get("layout", "k_by_method"), LAYOUTS, f"{where}: report.layout")
     unit = _option(report.get("unit", "percent"), UNITS, f"{where}: report.unit")
     groups = _groups(report.get("groups"), f"{where}: report.groups", [m.name for m in methods])
+    kind = _option(report.get("kind", "table"), KINDS, f"{where}: report.kind")
     published = _published(raw.get("published"), f"{where}: published",
                            [m.name for m in methods], k)
     check = _check(raw.get("check"), f"{where}: check", [m.name for m in methods], k)
@@ -142,7 +145,7 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     if not isinstance(notes, str):
         raise ConfigError(f"{where}: notes: must be text")
     return Config(name, str(raw.get("title", name)), view, weighting, weight_on, k, runs, seed,
-                  tuple(methods), layout, unit, groups, published, check, notes, raw)
+                  tuple(methods), layout, unit, groups, kind, published, check, notes, raw)
 
 
 def _mapping(value, where, allowed, required=()):

@@ -61,7 +61,8 @@ def rows_of(folder: Path) -> tuple:
                 verdict = "within 0.02"
             else:
                 verdict = "outside"
-            out.append({"table": config.name, "method": method, "metric": metric.upper(),
+            out.append({"table": config.name, "kind": config.kind, "method": method,
+                        "metric": metric.upper(),
                         "published": pub, "ours": ours, "diff": diff,
                         "ci_low": ours - Z95 * se, "ci_high": ours + Z95 * se,
                         "runs": int(ok["n"].sum()), "failed": int(per_k["failed"].sum()),
@@ -99,13 +100,17 @@ def write_report(results: Path, readme: Path | None = None) -> str:
              f"published value within that interval, within {TOLERANCE}, or outside.", "",
              "## Summary", ""]
     summary = []
-    for paper in sorted({paper_of(f.name) for f, _, _ in tables}):
-        sub = frame[frame["table"].map(paper_of) == paper] if len(frame) else frame
-        counts = sub["verdict"].value_counts() if len(sub) else {}
-        summary.append([paper, len(sub), counts.get("within CI", 0), counts.get("within 0.02", 0),
-                        counts.get("outside", 0)])
-    lines += [tabulate(summary, ["paper", "rows", "within CI", "within 0.02", "outside"],
-                       tablefmt="github"), ""]
+    kinds = sorted({(paper_of(info["config"].name), info["config"].kind) for _, _, info in tables},
+                   key=lambda pk: (pk[0], pk[1] != "table"))
+    for paper, kind in kinds:
+        sub = frame[(frame["table"].map(paper_of) == paper) & (frame["kind"] == kind)]
+        counts = sub["verdict"].value_counts()
+        summary.append([paper, kind, len(sub), counts.get("within CI", 0),
+                        counts.get("within 0.02", 0), counts.get("outside", 0)])
+    lines += [tabulate(summary, ["paper", "tables", "rows", "within CI", "within 0.02",
+                                 "outside"], tablefmt="github"), "",
+              "Sensitivity tables rerun a paper's table with one protocol setting changed; "
+              "their notes say which and why.", ""]
     for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
         wall = sum(manifest.get("wall_seconds", []))
@@ -149,10 +154,16 @@ def _update_readme(readme: Path, tables) -> None:
         config, manifest = info["config"], info["manifest"]
         verdicts = pd.Series([r["verdict"] for r in rows])
         status = ", ".join(f"{n} {v}" for v, n in verdicts.value_counts().items())
-        body.append([paper_of(config.name), info["source"].split(",")[-1].strip(),
+        done = sum(r["runs"] for r in rows if r["metric"] == "AC") // max(
+            1, sum(1 for r in rows if r["metric"] == "AC"))
+        planned = len(config.k) * config.runs
+        wall = sum(manifest.get("wall_seconds", []))
+        body.append([paper_of(config.name), info["source"].split(",")[-1].strip()
+                     + (" (sensitivity)" if config.kind == "sensitivity" else ""),
                      f"`docfact run configs/{config.name}.yaml`",
-                     f"{sum(manifest.get('wall_seconds', [])) / 60:.0f} min", status])
-    table = tabulate(body, ["paper", "table", "command", "runtime", "rows vs published"],
+                     f"{wall / 60:.0f} min" if done >= planned else "running",
+                     f"{done} / {planned}", status])
+    table = tabulate(body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
                      tablefmt="github")
     head, rest = text.split(MARKERS[0], 1)
     _, tail = rest.split(MARKERS[1], 1)

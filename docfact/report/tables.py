@@ -5,6 +5,7 @@ reads "ours (paper)": our mean ± std over the runs, the published value beside 
 adds our difference from the published average.
 """
 
+import io
 import json
 from pathlib import Path
 
@@ -26,7 +27,10 @@ def read_folder(folder: Path):
     folder = Path(folder)
     try:
         raw = yaml.safe_load((folder / "config.yaml").read_text())
-        runs = pd.read_csv(folder / "runs.csv", keep_default_na=False,
+        text = (folder / "runs.csv").read_text()
+        if not text.endswith("\n"):  # a run still writing: its last line may be cut short
+            text = text[: text.rfind("\n") + 1]
+        runs = pd.read_csv(io.StringIO(text), keep_default_na=False,
                            na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
         manifest = json.loads((folder / "manifest.json").read_text())
     except (OSError, ValueError, yaml.YAMLError) as e:
