@@ -26,7 +26,8 @@ def plot_k(folder) -> list:
     summary = summarize(runs, methods, ks)
     scale = 100.0 if config.unit == "percent" else 1.0
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
-    colors = plt.cm.tab20(np.linspace(0, 1, max(len(methods), 2)))
+    palette = plt.cm.tab10 if len(methods) <= 10 else plt.cm.tab20
+    colors = [palette(i % palette.N) for i in range(len(methods))]
     for ax, metric in zip(axes, METRICS, strict=True):
         for method, color in zip(methods, colors, strict=False):
             s = summary[(summary.metric == metric) & (summary.method == method)
