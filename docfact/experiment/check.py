@@ -80,13 +80,13 @@ def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> 
             if m.name in config.check["against_own"]:
                 own = committed[(committed.method == m.name) & committed.k.isin(ks)
                                 & (committed.status == "ok")]
-                ref, what = own.groupby("k")[metric].mean().mean(), "our committed"
+                ref, what = own.groupby("k")[metric].mean().mean(), "our committed average"
             else:
                 paper = config.published.get(metric, {}).get(m.name, {})
                 if not all(k in paper for k in ks):
                     continue
-                ref, what = np.mean([paper[k][0] for k in ks]) / scale, "published"
+                ref, what = np.mean([paper[k][0] for k in ks]) / scale, "published average"
             if abs(ours - ref) > 1.96 * se + margin:
-                failures.append(f"{m.name} {metric.upper()}: {ours:.3f} over k={ks} is off the "
+                failures.append(f"{m.name} {metric.upper()}: {ours:.3f} over k={ks} is off "
                                 f"{what} {ref:.3f} by more than 1.96 SE ({se:.3f}) + {margin}")
     return failures
