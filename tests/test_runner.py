@@ -216,3 +216,14 @@ def test_twenty_kills_at_random_moments_end_in_the_clean_tables(tmp_path):
     assert (out / "tables.md").read_bytes() == (clean / "tables.md").read_bytes()
     runs = pd.read_csv(out / "runs.csv")
     assert len(runs) == 3 * 4 * 4 and not runs[["k", "run", "method"]].duplicated().any()
+
+
+def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path):
+    from docfact.experiment.store import Lock
+
+    out = tmp_path / "out"
+    out.mkdir()
+    with Lock(out):
+        res = run_cli("run", small_config(tmp_path), "--out", out)
+    assert res.exit_code == 1 and f"in use by process {os.getpid()}" in res.output
+    assert not (out / "runs.csv").exists()
