@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from docfact.algorithms._validation import check_int, check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.engine import EPS
+from docfact.algorithms.engine import EPS, graph_term, rescale
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import KERNELS, DenseKernel, kernel_operator, ncw_scaling
 
@@ -81,22 +81,18 @@ class LCCFRule:
         KW = self.K.dot(W)
         obj = self.trace_K - 2 * np.sum(V * KW) + np.sum((W.T @ KW) * (V.T @ V))
         if self.lam > 0:
-            obj += np.sum(self.d[:, None] * V * V) - np.sum(V * (self.S @ V))
+            obj += graph_term(V, self.S, self.d)
         return float(obj)
 
     def normalize(self, F):
         """Concepts to unit norm, ||u_k||^2 = w_k^T K w_k = 1, V rescaled (W V^T unchanged)."""
         W, V = F
-        norms = np.sqrt(np.maximum(np.sum(W * self.K.dot(W), axis=0), EPS**2))
-        W /= norms
-        V *= norms
+        rescale(W, V, np.sqrt(np.maximum(np.sum(W * self.K.dot(W), axis=0), 0.0)))
 
     def loop_normalize(self, F):
         """Columns of V to unit L2 norm, W rescaled (LCCF.m, every iteration past minIter)."""
         W, V = F
-        norms = np.maximum(np.linalg.norm(V, axis=0), EPS)
-        V /= norms
-        W *= norms
+        rescale(V, W, np.linalg.norm(V, axis=0))
 
 
 class CF(MultiplicativeFactorization):

@@ -52,6 +52,18 @@ class Fit:
     restart: int
 
 
+def rescale(A: np.ndarray, B: np.ndarray, norms: np.ndarray) -> None:
+    """A's columns divided by `norms` (floored at EPS), B's multiplied: A B^T is unchanged."""
+    norms = np.maximum(norms, EPS)
+    A /= norms
+    B *= norms
+
+
+def graph_term(V: np.ndarray, S, d: np.ndarray) -> float:
+    """tr(V^T L V) = tr(V^T D V) - tr(V^T S V) for L = D - S, d = diag(D) (GNMF Eq. 8)."""
+    return float(np.sum(d[:, None] * V * V) - np.sum(V * (S @ V)))
+
+
 def sq_norm(X) -> float:
     """||X||_F^2 for a sparse or dense matrix."""
     if sp.issparse(X):

@@ -53,15 +53,13 @@ class GNMFRule:
         U, V = F
         obj = self.sq_norm_X - 2 * np.sum(U * (self.X @ V)) + np.sum((U.T @ U) * (V.T @ V))
         if self.lam > 0:
-            obj += np.sum(self.d[:, None] * V * V) - np.sum(V * (self.W @ V))
+            obj += engine.graph_term(V, self.W, self.d)
         return float(obj)
 
     def normalize(self, F):
         """Columns of U to unit L2 norm, V rescaled so that U V^T is unchanged (NormalizeUV)."""
         U, V = F
-        norms = np.maximum(np.linalg.norm(U, axis=0), EPS)
-        U /= norms
-        V *= norms
+        engine.rescale(U, V, np.linalg.norm(U, axis=0))
 
 
 class NMF(MultiplicativeFactorization):
