@@ -91,7 +91,41 @@ def load_config(path) -> Config:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
-    return parse_config(raw, str(path), default_name=path.stem)
+    try:
+        return parse_config(raw, str(path), default_name=path.stem)
+    except ConfigError as e:
+        raise ConfigError(_with_line(str(e), str(path), text)) from None
+
+
+def _with_line(message: str, where: str, text: str) -> str:
+    """'file: a.b.c: reason' -> 'file, line N (a.b.c): reason', N the line of the deepest key
+    of a.b.c found in the YAML text (messages without a key path are left as they are)."""
+    head = f"{where}: "
+    if not message.startswith(head):
+        return message
+    keys, sep, reason = message[len(head):].partition(": ")
+    if not sep:
+        return message
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return message
+    line = None
+    for key in keys.replace("[", ".[").split("."):
+        if isinstance(node, yaml.MappingNode):
+            match = [(k, v) for k, v in node.value if str(k.value) == key]
+            if not match:
+                break
+            line, node = match[0][0].start_mark.line + 1, match[0][1]
+        elif isinstance(node, yaml.SequenceNode) and re.fullmatch(r"\[\d+\]", key):
+            index = int(key[1:-1])
+            if index >= len(node.value):
+                break
+            node = node.value[index]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return message if line is None else f"{where}, line {line} ({keys}): {reason}"
 
 
 def parse_config(raw, where: str, default_name: str = "experiment") -> Config:

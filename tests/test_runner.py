@@ -227,3 +227,13 @@ def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path):
         res = run_cli("run", small_config(tmp_path), "--out", out)
     assert res.exit_code == 1 and f"in use by process {os.getpid()}" in res.output
     assert not (out / "runs.csv").exists()
+
+
+def test_config_errors_name_the_line_of_the_key(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: idf\n"
+                    "protocol: {k: [2], runs: 1}\nmethods:\n  KM: {algorithm: kmeans}\n")
+    res = run_cli("validate", path)
+    assert res.exit_code == 2
+    assert res.output == (f"docfact: error: {path}, line 4 (data.weighting): must be one of "
+                          "tfidf, sklearn, l2, none; got 'idf'\n")

@@ -276,7 +276,7 @@ def test_config_naming_a_missing_path_is_one_line_exit_2(tmp_path):
     config = _config(tmp_path, str(tmp_path / "gone.csv"))
     result = CliRunner().invoke(main, ["run", config, "--out", str(out)])
     assert result.exit_code == 2 and not out.exists()
-    assert result.stderr == (f"docfact: error: {config}: data.view: view: dataset "
+    assert result.stderr == (f"docfact: error: {config}, line 2 (data.view): view: dataset "
                              f"{str(tmp_path / 'gone.csv')!r}: no such file or folder\n")
 
 
