@@ -156,3 +156,12 @@ def test_engine_runs_restarts_of_cf(data):
     rule = LCCFRule(LinearKernel(X), 3)
     fit = minimize(rule, n_restarts=4, min_iter=3, max_iter=10, random_state=0)
     assert fit.n_iter == 10 and 0 <= fit.restart < 4
+
+
+def test_spectral_refuses_k_beyond_the_rank():
+    X = np.array([[1.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 2, 0]])  # rank 2
+    for kernel in ("linear", "polynomial"):
+        with pytest.raises(ValueError, match="exceeds the rank"):
+            SpectralClustering(3, kernel=kernel, random_state=0).fit(sp.csr_matrix(X))
+    labels = SpectralClustering(2, random_state=0).fit(sp.csr_matrix(X)).labels_
+    assert accuracy([0, 0, 1, 1, 1], labels) == 1.0

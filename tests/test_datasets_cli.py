@@ -25,17 +25,20 @@ def _assert_one_line_error(result, code, *fragments):
 
 
 def test_statistics_of_a_small_corpus():
-    X = sp.csr_matrix(np.array([[1, 0, 0, 2], [0, 0, 0, 1], [3, 0, 0, 0], [1, 0, 1, 0]]))
+    X = sp.csr_matrix(np.array([[1, 0, 0, 2], [0, 0, 0, 1], [3, 0, 0, 0], [1, 0, 1, 0],
+                                [0, 0, 0, 1], [0, 0, 0, 0]]))
     X[3, 2] = 0  # an explicit zero is not a used term
-    stats = statistics(Corpus("toy", X, np.array([4, 4, 4, 9])))
+    stats = statistics(Corpus("toy", X, np.array([4, 4, 4, 9, 9, 9])))
     assert stats == {
-        "documents": 4,
+        "documents": 6,
         "terms": 2,
         "classes": 2,
         "max_class_size": 3,
-        "min_class_size": 1,
-        "median_class_size": 2.0,
-        "average_class_size": 2.0,
+        "min_class_size": 3,
+        "median_class_size": 3.0,
+        "average_class_size": 3.0,
+        "duplicate_documents": 1,  # row 4 repeats row 1
+        "empty_documents": 1,
     }
 
 
@@ -70,7 +73,8 @@ def test_info_of_a_dataset():
     result = _run("info", "yale")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "yale"
-    assert "median class size   11.0" in result.stdout
+    rows = dict(line.rsplit(None, 1) for line in result.stdout.splitlines()[3:])
+    assert rows["median class size"] == "11.0" and rows["duplicate documents"] == "0"
 
 
 @pytest.mark.parametrize(

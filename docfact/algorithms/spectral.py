@@ -32,12 +32,23 @@ def top_singular(X, k: int, rng) -> tuple:
 
 
 def top_eigenvectors(K, k: int, rng) -> np.ndarray:
-    """The k leading eigenvectors (n, k) of a kernel operator (see kernels.py)."""
+    """The k leading eigenvectors (n, k) of a kernel operator (see kernels.py).
+
+    ValueError when the affinity's rank is below k: the missing eigenvectors would be arbitrary
+    directions of a null space, and the clustering a silent wrong number.
+    """
     if isinstance(K, LinearKernel):
-        return top_singular(K.X, k, rng)[0]
-    n = K.n
-    _, Y = scipy.linalg.eigh(K.K, subset_by_index=[n - k, n - 1])
-    return Y[:, ::-1]
+        Y, s = top_singular(K.X, k, rng)
+        values = s**2
+    else:
+        n = K.n
+        values, Y = scipy.linalg.eigh(K.K, subset_by_index=[n - k, n - 1])
+        values, Y = values[::-1], Y[:, ::-1]
+    if not values[-1] > 1e-10 * values[0]:
+        rank = int(np.sum(values > 1e-10 * values[0]))
+        raise ValueError(f"k={k} exceeds the rank of the affinity ({rank} of the {k} leading "
+                         "eigenvalues are positive)")
+    return Y
 
 
 class SpectralClustering(ClusterMixin, BaseEstimator):
