@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from docfact.algorithms._validation import check_int, check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.engine import EPS, graph_term, rescale
+from docfact.algorithms.engine import EPS, graph_term, mu_step, rescale
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import KERNELS, DenseKernel, kernel_operator, ncw_scaling
 
@@ -60,8 +60,8 @@ class LCCFRule:
         if self.lam > 0:
             num = num + self.S @ V
             den = den + self.d[:, None] * V
-        V *= num / np.maximum(den, EPS)
-        W *= self.K.dot(V) / np.maximum(KW @ (V.T @ V), EPS)
+        mu_step(V, num, den)  # Eq. (18)
+        mu_step(W, self.K.dot(V), KW @ (V.T @ V))  # Eq. (17)
 
     def _update_signed(self, W, V):
         """Eqs. (28) then (25): Theorem 2's update for K with negative entries."""

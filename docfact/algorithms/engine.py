@@ -52,6 +52,14 @@ class Fit:
     restart: int
 
 
+def mu_step(A: np.ndarray, num: np.ndarray, den: np.ndarray) -> None:
+    """The multiplicative update A <- A * num / max(den, EPS), in place; `den` is overwritten
+    (a temporary of the caller's), which saves two allocations per factor and iteration."""
+    np.maximum(den, EPS, out=den)
+    np.divide(num, den, out=den)
+    A *= den
+
+
 def rescale(A: np.ndarray, B: np.ndarray, norms: np.ndarray) -> None:
     """A's columns divided by `norms` (floored at EPS), B's multiplied: A B^T is unchanged."""
     norms = np.maximum(norms, EPS)

@@ -13,7 +13,6 @@ import scipy.sparse as sp
 from docfact.algorithms import engine
 from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.engine import EPS
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 
@@ -44,10 +43,8 @@ class GNMFRule:
         if self.lam > 0:
             XtU += self.W @ V
             VUtU += self.d[:, None] * V
-        V *= XtU / np.maximum(VUtU, EPS)
-        XV = self.X @ V
-        UVtV = U @ (V.T @ V)
-        U *= XV / np.maximum(UVtV, EPS)
+        engine.mu_step(V, XtU, VUtU)  # Eq. (16)
+        engine.mu_step(U, self.X @ V, U @ (V.T @ V))  # Eq. (15)
 
     def objective(self, F):
         U, V = F
