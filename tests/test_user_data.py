@@ -289,3 +289,22 @@ def test_results_on_changed_data_contents_are_not_resumed(tmp_path, monkeypatch)
     _labelled_csv(tmp_path / "news.csv", per_class=16)
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and "other contents of the data file" in result.stderr
+
+
+def test_a_run_whose_documents_cannot_be_weighted_is_recorded_as_failed(tmp_path, monkeypatch):
+    """'news' is in every document: on a subset where a document holds nothing else, its tf-idf
+    row is zero. That run fails for every method, with the reason; the table goes on."""
+    monkeypatch.chdir(tmp_path)
+    rows = [(label, f"news {w} {w}") for label, w in [("a", "alpha"), ("b", "beta")]
+            for _ in range(6)] + [("a", "news news")]
+    _write_csv(tmp_path / "odd.csv", rows)
+    cfg = tmp_path / "odd.yaml"
+    cfg.write_text(yaml.safe_dump({
+        "data": {"view": {"dataset": "odd.csv"}}, "protocol": {"k": [2], "runs": 1},
+        "methods": {"KM": {"algorithm": "kmeans"}}}))
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", "out", "--quiet"])
+    assert res.exit_code == 0, res.output
+    runs = pd.read_csv(tmp_path / "out/runs.csv")
+    assert list(runs["status"]) == ["failed"]
+    assert "no weight left" in runs["error"][0]
+    assert "[1 failed]" in (tmp_path / "out/tables.md").read_text()

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from docfact import atomic, metrics
 from docfact.config import Config
 from docfact.datasets import preprocess
-from docfact.errors import ConfigError, DocfactError
+from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.sampling import method_seed, sample_classes
 from docfact.experiment.store import Lock, RunStore
@@ -151,9 +151,15 @@ def data_hash(config: Config):
 
 
 def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
-    """Every method of the config on one sampled subset: (records, timings)."""
+    """Every method of the config on one sampled subset: (records, timings).
+
+    Documents that cannot be weighted (no term left on this subset) fail the run for every
+    method, recorded with the reason, rather than stopping the table."""
     with threadpool_limits(1):
-        X = prepare(config, X)
+        try:
+            X, unusable = prepare(config, X), None
+        except DataError as e:
+            unusable = e
         artefacts = Artefacts(X)
         rows, timings = [], []
         for m in config.methods:
@@ -161,11 +167,13 @@ def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
             rec = {"k": k, "run": r, "method": m.name, "n_docs": X.shape[0],
                    "classes": " ".join(map(str, picked))}
             try:
+                if unusable is not None:
+                    raise unusable
                 out = m.cluster(artefacts, k, method_seed(config.seed, k, r, m.name))
                 rec.update(status="ok", ac=metrics.accuracy(y, out["labels"]),
                            nmi=metrics.nmi(y, out["labels"]), n_iter=out.get("n_iter"),
                            objective=out.get("objective"))
-            except RUN_FAILURES as e:
+            except (*RUN_FAILURES, DataError) as e:
                 rec.update(status="failed", error=f"{type(e).__name__}: {e}".replace("\n", " "))
             rows.append(rec)
             timings.append({"k": k, "run": r, "method": m.name,
