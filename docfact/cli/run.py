@@ -84,6 +84,9 @@ def check(config_paths, results, jobs):
     failed = 0
     for path in config_paths:
         config = load_config(path)
+        if not (Path(results) / config.name / "runs.csv").exists():
+            click.echo(f"{config.name}: no committed results in {results}/ (run the table first)")
+            continue
         failures = check_table(config, Path(results) / config.name, jobs=jobs)
         pairs = ", ".join(f"({k}, {r})" for k, r in config.check["pairs"])
         click.echo(f"{config.name}: {'ok' if not failures else 'FAILED'} (pairs {pairs})")
