@@ -161,7 +161,7 @@ def _update_readme(readme: Path, tables) -> None:
         body.append([paper_of(config.name), info["source"].split(",")[-1].strip()
                      + (" (sensitivity)" if config.kind == "sensitivity" else ""),
                      f"`docfact run configs/{config.name}.yaml`",
-                     f"{wall / 60:.0f} min" if done >= planned else "running",
+                     f"{wall / 60:.0f} min" if done >= planned else "partial (resumable)",
                      f"{done} / {planned}", status])
     table = tabulate(body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
                      tablefmt="github")
