@@ -116,8 +116,15 @@ def test_running_mean_stopping_rule(data):
     X, _ = data
     est = NMF(3, max_iter=None, tol=1e-5, n_restarts=1, random_state=0)
     est.fit_transform(X)
-    assert 1 < est.n_iter_ < 10_000
-    assert len(est.objective_) == est.n_iter_ + 1
+    h = est.objective_
+    assert len(h) == est.n_iter_ + 1
+    # replay the rule: mean <- 0.1 mean + 0.9 obj from 10 obj_0; it stops at the first
+    # iteration where (mean - obj) / mean < tol, and not before
+    mean, gaps = 10 * h[0], []
+    for obj in h[1:]:
+        mean = 0.1 * mean + 0.9 * obj
+        gaps.append((mean - obj) / mean)
+    assert gaps[-1] < 1e-5 and all(g >= 1e-5 for g in gaps[:-1])
 
 
 @pytest.mark.parametrize("bad", [{"lam": -1.0}, {"p": 0}, {"weight": "heat"}, {"n_restarts": 0},
