@@ -13,11 +13,11 @@ with K = K+ - K-.
 import numpy as np
 import scipy.sparse as sp
 
-from docfact.algorithms._validation import check_int, check_option
+from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS, graph_term, mu_step, rescale
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
-from docfact.algorithms.kernels import KERNELS, DenseKernel, kernel_operator, ncw_scaling
+from docfact.algorithms.kernels import DenseKernel, affinity, check_kernel_params
 
 
 class LCCFRule:
@@ -122,9 +122,7 @@ class CF(MultiplicativeFactorization):
 
     def _validate_params(self):
         super()._validate_params()
-        check_option("kernel", self.kernel, KERNELS)
-        check_int("degree", self.degree, 1)
-        check_option("ncw", self.ncw, (False, True))
+        check_kernel_params(self.kernel, self.degree, self.ncw)
         check_option("loop_normalize", self.loop_normalize, (False, True))
 
     def _affinity(self, X, S):
@@ -140,11 +138,7 @@ class CF(MultiplicativeFactorization):
         X = check_data(X, nonnegative=False)  # kernels with negative entries: Section 3.5
         self._check_n_samples(X.shape[0])
         S, lam = self._affinity(X, S)
-        K = kernel_operator(X, self.kernel, self.degree)
-        gamma = None
-        if self.ncw:
-            gamma = ncw_scaling(K)
-            K = K.scaled(gamma)
+        K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
         rule = LCCFRule(K, self.n_components, S, lam, gamma if lam > 0 else None,
                         self.loop_normalize)
         W, V = self._minimize(rule, track_objective).factors

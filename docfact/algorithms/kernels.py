@@ -9,6 +9,8 @@ built once per data set and shared by every method that needs them.
 import numpy as np
 import scipy.sparse as sp
 
+from docfact.algorithms._validation import check_int, check_option
+
 KERNELS = ("linear", "polynomial", "precomputed")
 
 
@@ -90,6 +92,24 @@ def kernel_operator(X, kernel: str = "linear", degree: int = 2):
             raise ValueError(f"a precomputed kernel must be square, got {X.shape}")
         return DenseKernel(X.toarray() if sp.issparse(X) else X)
     raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
+
+
+def check_kernel_params(kernel, degree, ncw) -> None:
+    """The kernel parameters shared by k-means, spectral clustering and CF."""
+    check_option("kernel", kernel, KERNELS)
+    check_int("degree", degree, 1)
+    check_option("ncw", ncw, (False, True))
+
+
+def affinity(X, kernel: str = "linear", degree: int = 2, ncw: bool = False) -> tuple:
+    """(K, g): the kernel operator of X, NC-weighted (K <- G K G, G = diag(g) = D^-1/2) when
+    `ncw`, with g None otherwise. For the linear kernel the weighted operator's X holds the
+    weighted samples, d_i^-1/2 x_i."""
+    K = kernel_operator(X, kernel, degree)
+    if not ncw:
+        return K, None
+    g = ncw_scaling(K)
+    return K.scaled(g), g
 
 
 def ncw_scaling(K) -> np.ndarray:

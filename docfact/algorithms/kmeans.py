@@ -14,8 +14,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.utils import check_random_state
 
-from docfact.algorithms._validation import check_int, check_option
-from docfact.algorithms.kernels import KERNELS, LinearKernel, kernel_operator, ncw_scaling
+from docfact.algorithms._validation import check_int
+from docfact.algorithms.kernels import affinity, check_kernel_params
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -50,9 +50,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         check_int("n_clusters", self.n_clusters, 1)
         check_int("n_replicates", self.n_replicates, 1)
         check_int("max_iter", self.max_iter, 1)
-        check_option("kernel", self.kernel, KERNELS)
-        check_int("degree", self.degree, 1)
-        check_option("ncw", self.ncw, (False, True))
+        check_kernel_params(self.kernel, self.degree, self.ncw)
 
     def fit(self, X, y=None):
         self._validate_params()
@@ -60,17 +58,11 @@ class KMeans(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}")
-        if self.kernel == "linear":
-            if self.ncw:
-                K = LinearKernel(X).scaled(ncw_scaling(LinearKernel(X)))
-                X = K.X
-            lloyd = _lloyd_input_space
+        K, _ = affinity(X, self.kernel, self.degree, self.ncw)
+        if self.kernel == "linear":  # Lloyd in the input space, on the (weighted) samples
+            X, lloyd = K.X, _lloyd_input_space
         else:
-            K = kernel_operator(X, self.kernel, self.degree)
-            if self.ncw:
-                K = K.scaled(ncw_scaling(K))
-            X = K.K
-            lloyd = _lloyd_kernel
+            X, lloyd = K.K, _lloyd_kernel
         rng = check_random_state(self.random_state)
         best = None
         for _ in range(self.n_replicates):

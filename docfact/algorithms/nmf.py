@@ -14,7 +14,7 @@ from docfact.algorithms import engine
 from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
-from docfact.algorithms.kernels import LinearKernel, ncw_scaling
+from docfact.algorithms.kernels import affinity
 
 
 class GNMFRule:
@@ -89,8 +89,7 @@ class NMF(MultiplicativeFactorization):
         self._check_n_samples(X.shape[0])
         W, lam = self._affinity(X, W)  # on the unweighted data, also for the NCW variant
         if self.ncw:  # X^T <- D^-1/2 X^T, d = X X^T 1 (Xu et al. 2003)
-            K = LinearKernel(X)
-            X = K.scaled(ncw_scaling(K)).X
+            X = affinity(X, ncw=True)[0].X
         rule = GNMFRule(X, self.n_components, W, lam)
         U, V = self._minimize(rule, track_objective).factors
         self.components_ = U.T

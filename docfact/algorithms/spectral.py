@@ -13,8 +13,7 @@ from scipy.sparse.linalg import svds
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from docfact.algorithms._validation import check_int, check_option
-from docfact.algorithms.kernels import KERNELS, LinearKernel, kernel_operator, ncw_scaling
+from docfact.algorithms.kernels import LinearKernel, affinity, check_kernel_params
 from docfact.algorithms.kmeans import KMeans
 
 
@@ -70,18 +69,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate_params(self):
-        check_option("kernel", self.kernel, KERNELS)
-        check_int("degree", self.degree, 1)
-        check_option("ncw", self.ncw, (False, True))
+        check_kernel_params(self.kernel, self.degree, self.ncw)
         KMeans(self.n_clusters, n_replicates=self.n_replicates,
                max_iter=self.max_iter)._validate_params()
 
     def fit(self, X, y=None):
         self._validate_params()
         rng = check_random_state(self.random_state)
-        K = kernel_operator(X, self.kernel, self.degree)
-        if self.ncw:
-            K = K.scaled(ncw_scaling(K))
+        K, _ = affinity(X, self.kernel, self.degree, self.ncw)
         self.embedding_ = top_eigenvectors(K, self.n_clusters, rng)
         self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates,
                               max_iter=self.max_iter, random_state=rng).fit(
