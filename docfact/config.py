@@ -68,6 +68,23 @@ class Config:
                "methods": [[m.name, m.algorithm, m.params, m.labels] for m in self.methods]}
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
+    @property
+    def scale(self) -> float:
+        """Published values' unit as a multiple of a fraction: 100 for percent."""
+        return 100.0 if self.unit == "percent" else 1.0
+
+    def published_average(self, metric: str, method: str, ks) -> tuple:
+        """(value, partial) of the published average over the k values `ks`, in the paper's
+        unit: its Avg. when `ks` cover every k it prints (partial False), else the mean of its
+        per-k values over `ks` (partial True); (None, False) when it lacks some of them."""
+        row = self.published.get(metric, {}).get(method, {}) if self.published else {}
+        printed = {key for key in row if key != "avg"}
+        if "avg" in row and set(ks) >= printed:
+            return row["avg"][0], False
+        if row and all(k in row for k in ks):
+            return float(sum(row[k][0] for k in ks) / len(ks)), True
+        return None, False
+
     def with_overrides(self, k=None, runs=None) -> "Config":
         """The same config with k values or the number of runs replaced (command-line options)."""
         fields = dict(self.__dict__)

@@ -62,7 +62,6 @@ def _determinism(fresh: pd.DataFrame, committed: pd.DataFrame) -> list:
 
 
 def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> list:
-    scale = 100.0 if config.unit == "percent" else 1.0
     ks = sorted(set(fresh["k"]))
     margin = config.check["margin"]
     failures = []
@@ -82,10 +81,10 @@ def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> 
                                 & (committed.status == "ok")]
                 ref, what = own.groupby("k")[metric].mean().mean(), "our committed average"
             else:
-                paper = config.published.get(metric, {}).get(m.name, {})
-                if not all(k in paper for k in ks):
+                ref = config.published_average(metric, m.name, ks)[0]
+                if ref is None:
                     continue
-                ref, what = np.mean([paper[k][0] for k in ks]) / scale, "published average"
+                ref, what = ref / config.scale, "published average"
             if abs(ours - ref) > 1.96 * se + margin:
                 failures.append(f"{m.name} {metric.upper()}: {ours:.3f} over k={ks} is off "
                                 f"{what} {ref:.3f} by more than 1.96 SE ({se:.3f}) + {margin}")

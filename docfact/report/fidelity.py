@@ -35,7 +35,6 @@ def rows_of(folder: Path) -> tuple:
     methods = [m.name for m in config.methods]
     ks = sorted(int(k) for k in runs["k"].unique())
     summary = summarize(runs, methods, ks)
-    scale = 100.0 if config.unit == "percent" else 1.0
     published = config.published
     out = []
     for metric in METRICS:
@@ -47,11 +46,8 @@ def rows_of(folder: Path) -> tuple:
                 continue
             ours = float(ok["mean"].mean())
             se = float(np.sqrt(np.sum(np.nan_to_num(ok["std"] ** 2) / ok["n"]))) / len(ok)
-            paper = published.get(metric, {}).get(method, {}) if published else {}
-            full = set(ks) >= {k for k in paper if k != "avg"} and "avg" in paper
-            pub = paper["avg"][0] / scale if full else (
-                float(np.mean([paper[k][0] for k in ks])) / scale
-                if paper and all(k in paper for k in ks) else None)
+            pub = config.published_average(metric, method, ks)[0]
+            pub = None if pub is None else pub / config.scale
             diff = None if pub is None else ours - pub
             if pub is None:
                 verdict = "no published value"

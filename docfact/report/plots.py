@@ -24,7 +24,7 @@ def plot_k(folder) -> list:
     methods = [m.name for m in config.methods]
     ks = sorted(int(k) for k in runs["k"].unique())
     summary = summarize(runs, methods, ks)
-    scale = 100.0 if config.unit == "percent" else 1.0
+    scale = config.scale
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
     palette = plt.cm.tab10 if len(methods) <= 10 else plt.cm.tab20
     colors = [palette(i % palette.N) for i in range(len(methods))]

@@ -58,7 +58,7 @@ def write_tables(folder) -> str:
 
 
 def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
-    scale, digits = (100.0, 1) if config.unit == "percent" else (1.0, 3)
+    scale, digits = config.scale, (1 if config.unit == "percent" else 3)
     unit = " (%)" if config.unit == "percent" else ""
     methods = [m.name for m in config.methods]
     published = config.published
@@ -78,15 +78,14 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     partial = False
 
     def paper_value(metric, method, k):
-        """The published value; Avg. over fewer k than the paper: the mean of its per-k values."""
-        row = published.get(metric, {}).get(method, {}) if published else {}
-        if k != "avg" or set(ks) >= {key for key in row if key != "avg"}:
+        """The published value at k, or its average over the k values run (see Config)."""
+        if k != "avg":
+            row = published.get(metric, {}).get(method, {}) if published else {}
             return row.get(k, (None,))[0]
-        if all(key in row for key in ks):
-            nonlocal partial
-            partial = True
-            return float(np.mean([row[key][0] for key in ks]))
-        return None
+        nonlocal partial
+        value, over_fewer = config.published_average(metric, method, ks)
+        partial |= over_fewer
+        return value
 
     def cell(metric, method, k):
         row = summary[(summary["metric"] == metric) & (summary["method"] == method)
