@@ -87,7 +87,7 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
                     store.append(rows, timings)
                     bar.update()
         bar.close()
-        store.finalize(names)
+        store.load(names)  # rewrites both files sorted: completion order depends on parallelism
         _write_manifest(out, config, corpus, jobs,
                         seconds=time.time() - started if todo else None)
     return out

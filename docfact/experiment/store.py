@@ -35,6 +35,13 @@ def _csv(rows, fields) -> str:
     return buf.getvalue()
 
 
+def complete_lines(path: Path) -> list:
+    """The lines of a records file, without a last line cut short (no newline: a writer was
+    interrupted, or is still writing)."""
+    text = path.read_text()
+    return text[: text.rfind("\n") + 1].splitlines()
+
+
 class Lock:
     """An exclusive lock on a results folder, so two runs cannot interleave their records."""
 
@@ -71,11 +78,7 @@ class RunStore:
         """{(k, run): rows} of the complete runs; anything else is dropped from the files."""
         groups = {}
         if self.runs.exists():
-            text = self.runs.read_text()
-            lines = text.split("\n")
-            if lines and lines[-1]:
-                lines = lines[:-1]  # a last line without its newline was cut short
-            for row in csv.DictReader(lines):
+            for row in csv.DictReader(complete_lines(self.runs)):
                 parsed = _parse(row)
                 if parsed is not None:
                     groups.setdefault((parsed["k"], parsed["run"]), []).append(parsed)
@@ -101,8 +104,7 @@ class RunStore:
         atomic.write_text(self.runs, ",".join(FIELDS) + "\n" + _csv(rows, FIELDS))
         timings = []
         if self.timings.exists():
-            lines = self.timings.read_text().split("\n")
-            for row in csv.DictReader(lines[:-1] if lines[-1] else lines):
+            for row in csv.DictReader(complete_lines(self.timings)):
                 try:
                     key = (int(row["k"]), int(row["run"]))
                     float(row["seconds"])
@@ -113,10 +115,6 @@ class RunStore:
         timings.sort(key=lambda r: (int(r["k"]), int(r["run"]), order[r["method"]]))
         atomic.write_text(self.timings, ",".join(TIMING_FIELDS) + "\n"
                           + _csv(timings, TIMING_FIELDS))
-
-    def finalize(self, methods: list) -> dict:
-        """Sort the files (completion order depends on parallelism) and return the runs."""
-        return self.load(methods)
 
 
 def _parse(row: dict):

@@ -18,6 +18,7 @@ from docfact import atomic
 from docfact.config import parse_config
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
+from docfact.experiment.store import complete_lines
 
 TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
 
@@ -27,9 +28,7 @@ def read_folder(folder: Path):
     folder = Path(folder)
     try:
         raw = yaml.safe_load((folder / "config.yaml").read_text())
-        text = (folder / "runs.csv").read_text()
-        if not text.endswith("\n"):  # a run still writing: its last line may be cut short
-            text = text[: text.rfind("\n") + 1]
+        text = "\n".join(complete_lines(folder / "runs.csv"))
         runs = pd.read_csv(io.StringIO(text), keep_default_na=False,
                            na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
         manifest = json.loads((folder / "manifest.json").read_text())
