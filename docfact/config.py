@@ -16,27 +16,20 @@ A config is one table of a paper:
 Every error is a ConfigError naming the file, the key and the reason.
 """
 
+import functools
 import hashlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 import yaml
 
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError
 from docfact.experiment.methods import Method
 
-TOP_KEYS = {"name", "title", "data", "protocol", "labels", "methods", "report", "published",
-            "notes", "check"}
-CHECK_KEYS = {"pairs", "margin", "against_own"}
-DATA_KEYS = {"view", "weighting", "weight_on"}
-PROTOCOL_KEYS = {"k", "runs", "seed"}
-REPORT_KEYS = {"layout", "unit", "groups", "kind"}
-KINDS = ("table", "sensitivity")
-LAYOUTS = ("k_by_method", "method_by_k")
-UNITS = ("percent", "fraction")
 METRICS = ("ac", "nmi")
 _PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
 
@@ -147,146 +140,133 @@ def _with_line(message: str, where: str, text: str) -> str:
 
 def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     """Validate a config mapping (as read from YAML); `where` names it in error messages."""
-    _mapping(raw, where, TOP_KEYS, required={"data", "protocol", "methods"})
+    _check_schema(raw, where)
     name = raw.get("name", default_name)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise ConfigError(f"{where}: name: must be letters, digits, '_', '-' or '.', got {name!r}")
-
-    data = _mapping(raw["data"], f"{where}: data", DATA_KEYS, required={"view"})
-    view = _view(data["view"], f"{where}: data.view")
-    weighting = _option(data.get("weighting", "tfidf"), SCHEMES, f"{where}: data.weighting")
-    weight_on = _option(data.get("weight_on", "subset"), ("subset", "corpus"),
-                        f"{where}: data.weight_on")
-
-    protocol = _mapping(raw["protocol"], f"{where}: protocol", PROTOCOL_KEYS,
-                        required={"k", "runs"})
-    k = _k_values(protocol["k"], f"{where}: protocol.k")
-    runs = _int(protocol["runs"], f"{where}: protocol.runs", low=1)
+    view = _view(raw["data"]["view"], f"{where}: data.view")
+    k = _k_values(raw["protocol"]["k"], f"{where}: protocol.k")
     classes = _view_classes(view)
     if classes is not None and max(k) > classes:
         raise ConfigError(f"{where}: protocol.k: k={max(k)} exceeds the {classes} classes of "
                           f"view {view if isinstance(view, str) else view.get('dataset')!r}")
-    seed = _int(protocol.get("seed", 0), f"{where}: protocol.seed", low=0)
-
-    default_labels = _labels(raw.get("labels", {"rule": "kmeans", "replicates": 20}),
-                             f"{where}: labels")
-    methods_raw = raw["methods"]
-    if not isinstance(methods_raw, dict) or not methods_raw:
-        raise ConfigError(f"{where}: methods: must be a non-empty mapping of name -> settings")
+    default_labels = _labels(raw.get("labels", "kmeans"))
     methods = []
-    for mname, spec in methods_raw.items():
-        mwhere = f"{where}: methods.{mname}"
-        if not isinstance(spec, dict) or "algorithm" not in spec:
-            raise ConfigError(f"{mwhere}: must be a mapping with an 'algorithm' key")
+    for mname, spec in raw["methods"].items():
         params = {key: v for key, v in spec.items() if key not in ("algorithm", "labels")}
-        labels = _labels(spec["labels"], f"{mwhere}.labels") if "labels" in spec else default_labels
+        labels = _labels(spec["labels"]) if "labels" in spec else default_labels
         m = Method(str(mname), spec["algorithm"], params, labels)
-        m.validate(mwhere)
+        m.validate(f"{where}: methods.{mname}")
         methods.append(m)
-
-    report = _mapping(raw.get("report", {}), f"{where}: report", REPORT_KEYS)
-    layout = _option(report.get("layout", "k_by_method"), LAYOUTS, f"{where}: report.layout")
-    unit = _option(report.get("unit", "percent"), UNITS, f"{where}: report.unit")
-    groups = _groups(report.get("groups"), f"{where}: report.groups", [m.name for m in methods])
-    kind = _option(report.get("kind", "table"), KINDS, f"{where}: report.kind")
-    published = _published(raw.get("published"), f"{where}: published",
-                           [m.name for m in methods], k)
-    check = _check(raw.get("check"), f"{where}: check", [m.name for m in methods], k)
-    notes = raw.get("notes", "")
-    if not isinstance(notes, str):
-        raise ConfigError(f"{where}: notes: must be text")
-    return Config(name, str(raw.get("title", name)), view, weighting, weight_on, k, runs, seed,
-                  tuple(methods), layout, unit, groups, kind, published, check, notes, raw)
+    names = [m.name for m in methods]
+    report = raw.get("report", {})
+    return Config(name, raw.get("title", name), view, raw["data"].get("weighting", "tfidf"),
+                  raw["data"].get("weight_on", "subset"), k, raw["protocol"]["runs"],
+                  raw["protocol"].get("seed", 0), tuple(methods),
+                  report.get("layout", "k_by_method"), report.get("unit", "percent"),
+                  _groups(report.get("groups"), f"{where}: report.groups", names),
+                  report.get("kind", "table"),
+                  _published(raw.get("published"), f"{where}: published", names),
+                  _check(raw.get("check", {}), f"{where}: check", names, k),
+                  raw.get("notes", ""), raw)
 
 
-def _mapping(value, where, allowed, required=()):
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: must be a mapping, got {type(value).__name__}")
-    unknown = sorted(set(map(str, value)) - set(allowed))
-    if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed: "
-                          f"{', '.join(sorted(allowed))}")
-    missing = sorted(set(required) - set(value))
-    if missing:
-        raise ConfigError(f"{where}: missing key {missing[0]!r}")
-    return value
+def _check_schema(raw, where: str) -> None:
+    """ConfigError 'where: key.path: reason' for the most relevant departure from the schema."""
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(raw))
+    if error is None:
+        return
+    path, node = [], raw
+    for key in error.absolute_path:
+        path.append(f"[{key}]" if isinstance(node, list) else str(key))
+        node = node[key]
+    keys = ".".join(path).replace(".[", "[")
+    reason = _reason(error)
+    if error.validator == "additionalProperties":  # point at the unknown key itself
+        unknown = sorted(set(map(str, error.instance)) - set(error.schema["properties"]))[0]
+        keys = f"{keys}.{unknown}" if keys else unknown
+        allowed = ", ".join(sorted(error.schema["properties"]))
+        reason = f"unknown key {unknown!r}; allowed: {allowed}"
+    raise ConfigError(f"{where}: {keys}: {reason}" if keys else f"{where}: {reason}")
+
+
+def _reason(error) -> str:
+    """A schema error in words, naming the allowed values."""
+    got = f"got {error.instance!r}"
+    described = error.schema.get("description") or (
+        error.parent.schema.get("description") if error.parent else None)  # an anyOf branch
+    if error.validator == "enum":
+        return f"must be one of {', '.join(map(str, error.validator_value))}; {got}"
+    if error.validator == "required":
+        return f"missing key {error.message.split(chr(39))[1]!r}"
+    if described and error.validator in ("anyOf", "pattern", "type", "minProperties"):
+        return f"must be {described}; {got}"
+    if error.validator == "type":
+        kinds = error.validator_value if isinstance(error.validator_value, list) else [
+            error.validator_value]
+        return f"must be {' or '.join(TYPE_WORDS[t] for t in kinds)}; {got}"
+    if error.validator in ("minimum", "minItems", "maxItems", "uniqueItems", "minProperties"):
+        words = {"minimum": f">= {error.validator_value}",
+                 "minItems": f"a list of at least {error.validator_value} items",
+                 "maxItems": f"a list of at most {error.validator_value} items",
+                 "uniqueItems": "a list without repeated values",
+                 "minProperties": "a non-empty mapping"}
+        return f"must be {words[error.validator]}; {got}"
+    return error.message
+
+
+TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
+              "number": "a number", "boolean": "true or false"}
+
+
+@functools.cache
+def _validator():
+    schema = yaml.safe_load((Path(__file__).parent / "config.schema.yaml").read_text())
+    schema["properties"]["data"]["properties"]["weighting"]["enum"] = list(SCHEMES)
+    return jsonschema.Draft202012Validator(schema)
 
 
 def _groups(value, where, names):
     """Sections of the table: a list of {heading, methods}; by default one untitled section."""
     if value is None:
         return ((None, tuple(names)),)
-    if not isinstance(value, list) or not all(isinstance(g, dict) for g in value):
-        raise ConfigError(f"{where}: must be a list of {{heading, methods}} mappings")
-    groups, seen = [], []
+    seen = []
     for i, g in enumerate(value):
-        _mapping(g, f"{where}[{i}]", {"heading", "methods"}, required={"methods"})
-        members = g["methods"]
-        unknown = [m for m in members if m not in names] if isinstance(members, list) else None
-        if unknown is None or unknown:
+        unknown = [m for m in g["methods"] if m not in names]
+        if unknown:
             raise ConfigError(f"{where}[{i}].methods: must list methods of this config; "
                               f"unknown: {unknown}")
-        groups.append((g.get("heading"), tuple(members)))
-        seen += members
+        seen += g["methods"]
     if sorted(seen) != sorted(names):
         raise ConfigError(f"{where}: every method must appear in exactly one group")
-    return tuple(groups)
+    return tuple((g.get("heading"), tuple(g["methods"])) for g in value)
 
 
 def _check(value, where, names, ks):
     """(k, run) pairs recomputed by `docfact check`, the margin of its band around the published
     averages, and the methods checked against our own committed results instead."""
-    value = _mapping(value if value is not None else {}, where, CHECK_KEYS)
     pairs = value.get("pairs", [[ks[0], 0], [ks[0], 1], [ks[min(1, len(ks) - 1)], 0]])
-    if not isinstance(pairs, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) for x in p)
-            and p[0] in ks and p[1] >= 0 for p in pairs):
+    if any(k not in ks for k, _ in pairs):
         raise ConfigError(f"{where}.pairs: a list of [k, run] with k among protocol.k")
-    margin = value.get("margin", 0.05)
-    if not isinstance(margin, (int, float)) or isinstance(margin, bool) or margin < 0:
-        raise ConfigError(f"{where}.margin: must be a number >= 0")
     own = value.get("against_own", [])
-    if not isinstance(own, list) or any(m not in names for m in own):
+    if any(m not in names for m in own):
         raise ConfigError(f"{where}.against_own: must list methods of this config")
-    return {"pairs": [tuple(p) for p in pairs], "margin": float(margin), "against_own": own}
+    return {"pairs": [tuple(p) for p in pairs], "margin": float(value.get("margin", 0.05)),
+            "against_own": own}
 
 
-def _option(value, options, where):
-    if value not in options:
-        raise ConfigError(f"{where}: must be one of {', '.join(options)}; got {value!r}")
-    return value
+def _k_values(value, where) -> tuple:
+    """The k values of a schema-valid protocol.k: a list, one integer, or a range 'a..b'."""
+    if not isinstance(value, str):
+        return tuple(value) if isinstance(value, list) else (value,)
+    low, high = map(int, value.split(".."))
+    if not 2 <= low <= high:
+        raise ConfigError(f"{where}: the range 'a..b' needs 2 <= a <= b, got {value!r}")
+    return tuple(range(low, high + 1))
 
 
-def _int(value, where, low):
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ConfigError(f"{where}: must be an integer >= {low}, got {value!r}")
-    return value
-
-
-def _k_values(value, where):
-    """A list of integers, or a range written 'a..b'."""
-    if isinstance(value, str):
-        m = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", value)
-        if not m:
-            raise ConfigError(f"{where}: write a list of integers or a range 'a..b', got {value!r}")
-        value = list(range(int(m[1]), int(m[2]) + 1))
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, list) or not value:
-        raise ConfigError(f"{where}: must be a non-empty list of integers")
-    ks = [_int(k, where, low=2) for k in value]
-    if len(set(ks)) != len(ks):
-        raise ConfigError(f"{where}: repeated k value")
-    return tuple(ks)
-
-
-def _labels(value, where):
-    if isinstance(value, str):
-        value = {"rule": value}
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: must be 'kmeans', 'argmax' or a mapping with 'rule'")
-    value = dict(value)
-    if value.get("rule") == "kmeans":
+def _labels(value) -> dict:
+    """A schema-valid label rule as a mapping, with k-means' default replicates."""
+    value = {"rule": value} if isinstance(value, str) else dict(value)
+    if value["rule"] == "kmeans":
         value.setdefault("replicates", 20)
     return value
 
@@ -318,22 +298,16 @@ def parse_value(value, where):
     return float(m[1]), (float(m[2]) if m[2] else None)
 
 
-def _published(value, where, method_names, ks):
+def _published(value, where, method_names):
     if value is None:
         return {}
-    _mapping(value, where, {"source", *METRICS}, required={"source"})
-    out = {"source": str(value["source"])}
+    out = {"source": value["source"]}
     for metric in METRICS:
-        table = value.get(metric, {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"{where}.{metric}: must be a mapping of method -> values")
         out[metric] = {}
-        for mname, cells in table.items():
+        for mname, cells in value.get(metric, {}).items():
             if mname not in method_names:
                 raise ConfigError(f"{where}.{metric}: {mname!r} is not a method of this config; "
                                   f"methods: {', '.join(method_names)}")
-            if not isinstance(cells, dict):
-                raise ConfigError(f"{where}.{metric}.{mname}: must map k (and 'avg') to values")
             row = {}
             for key, v in cells.items():
                 if key != "avg" and not isinstance(key, int):

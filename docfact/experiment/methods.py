@@ -102,19 +102,6 @@ class Method:
                               f"{', '.join(known)}") from None
         except ValueError as e:
             raise ConfigError(f"{where}: {e}") from None
-        rule = self.labels.get("rule")
-        if rule not in LABEL_RULES:
-            raise ConfigError(f"{where}.labels.rule: must be one of {list(LABEL_RULES)}, "
-                              f"got {rule!r}")
-        unknown = set(self.labels) - {"rule", "replicates", "normalize_rows"}
-        if unknown:
-            raise ConfigError(f"{where}.labels: unknown key(s) {sorted(unknown)}; "
-                              "allowed: rule, replicates, normalize_rows")
-        if self.labels.get("normalize_rows", False) not in (False, True):
-            raise ConfigError(f"{where}.labels.normalize_rows: must be true or false")
-        reps = self.labels.get("replicates", 20)
-        if rule == "kmeans" and (not isinstance(reps, int) or isinstance(reps, bool) or reps < 1):
-            raise ConfigError(f"{where}.labels.replicates: must be an integer >= 1, got {reps!r}")
 
     @property
     def factorizes(self) -> bool:

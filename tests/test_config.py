@@ -1,0 +1,38 @@
+"""Config errors come from the schema: one line naming the file, the line, the key path and the
+allowed values; what the schema cannot say is checked after it."""
+
+import pytest
+
+from tests.test_runner import run_cli
+
+GOOD = ("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: tfidf\n"
+        "protocol: {k: [2], runs: 1}\nmethods:\n  KM: {algorithm: kmeans}\n")
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (("weighting: tfidf", "weighting: idf"),
+     "line 4 (data.weighting): must be one of tfidf, sklearn, l2, none; got 'idf'"),
+    (("  view: gnmf_tdt2\n", "  view: gnmf_tdt2\n  colour: red\n"),
+     "line 4 (data.colour): unknown key 'colour'; allowed: view, weight_on, weighting"),
+    (("runs: 1", "runs: 0"), "line 5 (protocol.runs): must be >= 1; got 0"),
+    (("k: [2]", "k: [2, 2]"), "line 5 (protocol.k): must be a list without repeated values"),
+    (("k: [2]", "k: two"), "line 5 (protocol.k): must be a list of integers >= 2, or a range"),
+    (("k: [2]", "k: 9..3"), "line 5 (protocol.k): the range 'a..b' needs 2 <= a <= b"),
+    (("{algorithm: kmeans}", "{algorithm: kmeans, labels: {rule: mode}}"),
+     "line 7 (methods.KM.labels.rule): must be one of kmeans, argmax; got 'mode'"),
+    (("{algorithm: kmeans}", "{labels: argmax}"), "line 7 (methods.KM): missing key 'algorithm'"),
+    (("name: x", "name: a b"), "line 1 (name): must be letters, digits, '_', '-' or '.'"),
+    (("k: [2]", "k: [2, 40]"), "(protocol.k): k=40 exceeds the 30 classes of view 'gnmf_tdt2'"),
+])
+def test_schema_errors_name_line_key_and_allowed_values(tmp_path, edit, expected):
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD.replace(*edit))
+    res = run_cli("validate", path)
+    assert res.exit_code == 2 and res.output.count("\n") == 1
+    assert res.output.startswith(f"docfact: error: {path}, ") and expected in res.output
+
+
+def test_the_good_config_validates(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD)
+    assert run_cli("validate", path).exit_code == 0
