@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from docfact.cli import main
@@ -15,10 +16,13 @@ def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
     assert res.exit_code == 0
     out = tmp_path / "sweep"
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=0,10",
-                                    "--out", str(out), "--jobs", "1"])
+                                    "--baselines", "NMF", "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 0, res.output
     sweep = pd.read_csv(out / "sweep-gnmf-lam.csv")
-    assert list(sweep["value"]) == [0, 10] and set(sweep["method"]) == {"GNMF"}
+    assert list(sweep["method"]) == ["GNMF", "GNMF", "NMF"]
+    assert list(sweep["value"][:2]) == [0, 10] and np.isnan(sweep["value"][2])
+    ac = pd.read_csv(table / "ac.csv").set_index("k")
+    assert sweep["ac"][2] == pytest.approx(ac.loc["avg", "NMF mean"], abs=1e-6)
     swept = pd.read_csv(out / "lam=10/runs.csv")
     base = pd.read_csv(table / "runs.csv")
     base = base[base.method == "GNMF"].reset_index(drop=True)
@@ -33,6 +37,9 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])
         assert res.exit_code == 2 and message in res.output, res.output
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.p=3",
+                                    "--baselines", "NMF,XX", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 2 and "--baselines: no method 'XX'" in res.output
 
 
 def test_convergence_curves(tmp_path):

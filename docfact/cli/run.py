@@ -113,12 +113,14 @@ def validate(config_paths):
 @click.option("--param", "param_text", required=True,
               help="METHOD.PARAM=V1,V2,... where METHOD is a method or an algorithm "
                    "(e.g. lccf.lambda=1,10,100 or LCCF-NCW.p=1,3,5,7).")
+@click.option("--baselines", help="Comma-separated methods of the config run unchanged on the same "
+                                  "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
 @click.option("--jobs", type=int, default=-1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>/sweep).")
-def sweep(config_path, param_text, runs, k, jobs, out):
+def sweep(config_path, param_text, baselines, runs, k, jobs, out):
     """AC and NMI against a parameter (LCCF Figs. 1-2): sweep-PARAM.csv, .png and .svg."""
     from docfact import atomic
     from docfact.experiment.sweep import parse_param
@@ -130,7 +132,8 @@ def sweep(config_path, param_text, runs, k, jobs, out):
     target, param, values = parse_param(param_text)
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
-    table = run_sweep(config, target, param, values, folder, jobs)
+    table = run_sweep(config, target, param, values, folder, jobs,
+                      baselines.split(",") if baselines else ())
     csv = folder / f"sweep-{target}-{param}.csv"
     atomic.write_text(csv, table.to_csv(index=False, float_format="%.6f"))
     click.echo(table.to_string(index=False))

@@ -28,6 +28,19 @@ def parse_param(text: str) -> tuple:
     return m[1], ALIASES.get(m[2], m[2]), values
 
 
+def restricted(config: Config, methods, name: str) -> Config:
+    """The config reduced to `methods` (Method objects), under another name, without published
+    values or checks: the protocol (data, k, runs, seed) is unchanged."""
+    raw = {**config.raw, "name": name,
+           "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels}
+                       for m in methods}}
+    for key in ("published", "check"):
+        raw.pop(key, None)
+    raw["report"] = {"unit": config.unit}
+    return replace(config, name=name, methods=tuple(methods), raw=raw, published={},
+                   groups=((None, tuple(m.name for m in methods)),))
+
+
 def swept_config(config: Config, target: str, param: str, value) -> Config:
     """The config restricted to the methods named `target` (a method, or every method of that
     algorithm), with `param` set to `value`."""
@@ -37,26 +50,39 @@ def swept_config(config: Config, target: str, param: str, value) -> Config:
     methods = tuple(replace(m, params={**m.params, param: value}) for m in chosen)
     for m in methods:
         m.validate(f"--param {target}.{param}={value}")
-    name = f"{config.name}-{param}-{value}"
-    raw = {**config.raw, "name": name,
-           "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels}
-                       for m in methods}}
-    for key in ("published", "check"):
-        raw.pop(key, None)
-    raw["report"] = {"unit": config.unit}
-    return replace(config, name=name, methods=methods, raw=raw, published={},
-                   groups=((None, tuple(m.name for m in methods)),))
+    return restricted(config, methods, f"{config.name}-{param}-{value}")
 
 
-def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int) -> pd.DataFrame:
-    """Run each value into out/<param>=<value>/; return (value, method, ac, nmi) averaged over k."""
-    rows = []
+def baseline_config(config: Config, names) -> Config:
+    """The config restricted to the methods `names`, run unchanged beside a sweep."""
+    known = {m.name: m for m in config.methods}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ConfigError(f"--baselines: no method {unknown[0]!r} in {config.name}; "
+                          f"methods: {', '.join(known)}")
+    return restricted(config, [known[n] for n in names], f"{config.name}-baselines")
+
+
+def _averages(folder: Path, config: Config) -> pd.DataFrame:
+    """(method, ac, nmi): each method's average over k of the runs in `folder`."""
+    runs = pd.read_csv(folder / "runs.csv")
+    s = summarize(runs, [m.name for m in config.methods], sorted(runs["k"].unique()))
+    return s[s.k == "avg"].pivot(index="method", columns="metric", values="mean").reset_index()
+
+
+def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
+          baselines=()) -> pd.DataFrame:
+    """Run each value into out/<param>=<value>/ and the `baselines` (methods left unchanged,
+    as reference lines) into out/baselines/; return (param, value, method, ac, nmi), the
+    averages over k (value empty for a baseline)."""
+    parts = []
     for value in values:
         c = swept_config(config, target, param, value)
-        folder = run(c, out / f"{param}={value}", jobs=jobs, progress=True)
-        runs = pd.read_csv(folder / "runs.csv")
-        s = summarize(runs, [m.name for m in c.methods], sorted(runs["k"].unique()))
-        avg = s[s.k == "avg"].pivot(index="method", columns="metric", values="mean")
-        rows += [{"param": param, "value": value, "method": method, "ac": r["ac"],
-                  "nmi": r["nmi"]} for method, r in avg.iterrows()]
-    return pd.DataFrame(rows)
+        parts.append(_averages(run(c, out / f"{param}={value}", jobs=jobs, progress=True), c)
+                     .assign(value=value))
+    if baselines:
+        c = baseline_config(config, baselines)
+        parts.append(_averages(run(c, out / "baselines", jobs=jobs, progress=True), c)
+                     .assign(value=None))
+    table = pd.concat(parts, ignore_index=True).assign(param=param)
+    return table[["param", "value", "method", "ac", "nmi"]]

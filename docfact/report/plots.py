@@ -87,14 +87,19 @@ def plot_convergence(folder) -> list:
 
 
 def plot_sweep(csv: Path) -> list:
-    """<stem>.png/svg from a sweep CSV: AC and NMI (averages over k) against the parameter."""
+    """<stem>.png/svg from a sweep CSV: AC and NMI (averages over k) against the parameter, the
+    baselines (rows without a value) as horizontal dashed lines."""
     csv = Path(csv)
-    sweep = pd.read_csv(csv)
-    param = sweep["param"].iloc[0]
+    table = pd.read_csv(csv)
+    param = table["param"].iloc[0]
+    sweep, baselines = table[table["value"].notna()], table[table["value"].isna()]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
     for ax, metric in zip(axes, METRICS, strict=True):
         for method, c in sweep.groupby("method", sort=False):
             ax.plot(c["value"], c[metric], "o-", label=method)
+        for i, (method, value) in enumerate(zip(baselines["method"], baselines[metric],
+                                                strict=True)):
+            ax.axhline(value, ls="--", lw=1, color=plt.cm.Dark2(i % 8), label=method)
         if sweep["value"].min() > 0 and sweep["value"].max() / sweep["value"].min() >= 100:
             ax.set_xscale("log")
         ax.set_xlabel({"lam": "lambda"}.get(param, param))
