@@ -26,3 +26,7 @@ lint:
 reproduce:
 	@for c in configs/*.yaml; do echo "== $$c"; $(BIN)/docfact run $$c --jobs $(JOBS) --quiet || exit $$?; done
 	$(BIN)/docfact report
+
+bench:
+	$(BIN)/python bench/bench.py --out bench/RESULTS.md --readme README.md
+	$(BIN)/python bench/scaling.py --out bench/SCALING.md --readme README.md

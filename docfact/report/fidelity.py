@@ -17,11 +17,11 @@ from docfact import atomic
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.report.plots import plot_k
+from docfact.report.readme import splice
 from docfact.report.tables import read_folder
 
 TOLERANCE = 0.02
 Z95 = 1.96
-MARKERS = ("<!-- reproduction:start -->", "<!-- reproduction:end -->")
 
 
 def folders(results: Path) -> list:
@@ -130,7 +130,7 @@ def write_report(results: Path, readme: Path | None = None) -> str:
             lines += ["Notes:", "", config.notes.strip(), ""]
     text = "\n".join(lines)
     atomic.write_text(results / "REPRODUCTION.md", text)
-    if readme is not None and readme.exists():
+    if readme is not None:
         _update_readme(readme, tables)
     return text
 
@@ -142,9 +142,6 @@ def _f(value, sign=""):
 
 def _update_readme(readme: Path, tables) -> None:
     """Replace the README's table of tables (between the markers) with the current one."""
-    text = readme.read_text()
-    if MARKERS[0] not in text or MARKERS[1] not in text:
-        return
     body = []
     for _, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
@@ -159,8 +156,6 @@ def _update_readme(readme: Path, tables) -> None:
                      f"`docfact run configs/{config.name}.yaml`",
                      f"{wall / 60:.0f} min" if done >= planned else "partial (resumable)",
                      f"{done} / {planned}", status])
-    table = tabulate(body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
-                     tablefmt="github")
-    head, rest = text.split(MARKERS[0], 1)
-    _, tail = rest.split(MARKERS[1], 1)
-    atomic.write_text(readme, f"{head}{MARKERS[0]}\n{table}\n{MARKERS[1]}{tail}")
+    splice(readme, "reproduction", tabulate(
+        body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
+        tablefmt="github"))
