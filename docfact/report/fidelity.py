@@ -120,7 +120,7 @@ def write_report(results: Path, readme: Path | None = None) -> str:
                   f"[`config.yaml`]({folder.name}/config.yaml)",
                   f"- wall time: {wall / 60:.1f} min on {manifest['cores']} cores; "
                   f"tables: [`tables.md`]({folder.name}/tables.md); "
-                  f"plot: [`k.png`]({folder.name}/k.png)", ""]
+                  f"figures: {_figures(folder)}", ""]
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
                  f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"], r["verdict"]]
                 for r in rows]
@@ -133,6 +133,13 @@ def write_report(results: Path, readme: Path | None = None) -> str:
     if readme is not None:
         _update_readme(readme, tables)
     return text
+
+
+def _figures(folder: Path) -> str:
+    """Links to the table's figures: AC/NMI against k, then any convergence and sweep plots."""
+    pngs = [folder / "k.png", folder / "convergence.png", *sorted(folder.glob("sweep/*.png"))]
+    return ", ".join(f"[`{p.relative_to(folder)}`]({p.relative_to(folder.parent)})"
+                     for p in pngs if p.exists())
 
 
 def _f(value, sign=""):
