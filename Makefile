@@ -7,7 +7,7 @@ JOBS ?= -1
 # A local mirror of the public data files, tried before the public addresses (see README).
 export DOCFACT_MIRROR ?= $(wildcard $(abspath ../shared/data))
 
-.PHONY: install run test reproduce lint bench
+.PHONY: install run test reproduce figures lint bench
 
 install:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,18 @@ lint:
 
 reproduce:
 	@for c in configs/*.yaml; do echo "== $$c"; $(BIN)/docfact run $$c --jobs $(JOBS) --quiet || exit $$?; done
+	$(MAKE) figures
 	$(BIN)/docfact report
+
+# LCCF Figs. 1-3 on both corpora (5 runs per k for the sweeps; resumable like the tables).
+figures:
+	@for c in lccf_tdt2 lccf_reuters; do \
+	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
+	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.lambda=1,10,50,100,500,1000,10000 \
+	    --baselines KM,NMF,CF --runs 5 --jobs $(JOBS) > /dev/null || exit $$?; \
+	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.p=1,3,5,7,9,11,15,19 \
+	    --baselines KM,NMF,CF --runs 5 --jobs $(JOBS) > /dev/null || exit $$?; \
+	done
 
 bench:
 	$(BIN)/python bench/bench.py --out bench/RESULTS.md --readme README.md
