@@ -52,16 +52,25 @@ class LCCFRule:
         return rng.random((self.K.n, self.k)), rng.random((self.K.n, self.k))
 
     def update(self, F):
-        W, V = F
+        self.update_all([F])
+
+    def update_all(self, Fs):
+        """One iteration for each start (W, V) in Fs; the products with K are taken for all
+        starts at once (K.dot_all), which reads a dense K once instead of once per start."""
         if self.negative:
-            return self._update_signed(W, V)
-        KW = self.K.dot(W)
-        num, den = KW, V @ (W.T @ KW)
-        if self.lam > 0:
-            num = num + self.S @ V
-            den = den + self.d[:, None] * V
-        mu_step(V, num, den)  # Eq. (18)
-        mu_step(W, self.K.dot(V), KW @ (V.T @ V))  # Eq. (17)
+            for W, V in Fs:
+                self._update_signed(W, V)
+            return
+        KWs = self.K.dot_all([W for W, _ in Fs])
+        for (W, V), KW in zip(Fs, KWs, strict=True):
+            num, den = KW, V @ (W.T @ KW)
+            if self.lam > 0:
+                num = num + self.S @ V
+                den = den + self.d[:, None] * V
+            mu_step(V, num, den)  # Eq. (18)
+        KVs = self.K.dot_all([V for _, V in Fs])
+        for (W, V), KW, KV in zip(Fs, KWs, KVs, strict=True):
+            mu_step(W, KV, KW @ (V.T @ V))  # Eq. (17)
 
     def _update_signed(self, W, V):
         """Eqs. (28) then (25): Theorem 2's update for K with negative entries."""
