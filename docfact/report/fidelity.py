@@ -122,12 +122,15 @@ def write_report(results: Path, readme: Path | None = None) -> str:
                   f"tables: [`tables.md`]({folder.name}/tables.md); "
                   f"figures: {_figures(folder)}", ""]
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
-                 f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"], r["verdict"]]
+                 f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"],
+                 f"[outside](#notes-{folder.name})" if r["verdict"] == "outside" and config.notes
+                 else r["verdict"]]
                 for r in rows]
         lines += [tabulate(body, ["method", "metric", "published", "ours", "diff", "95% CI",
                                   "runs", "verdict"], tablefmt="github", disable_numparse=True), ""]
+        lines += [f"![AC and NMI against k]({folder.name}/k.png)", ""]
         if config.notes:
-            lines += ["Notes:", "", config.notes.strip(), ""]
+            lines += [f'<a id="notes-{folder.name}"></a>Notes:', "", config.notes.strip(), ""]
     text = "\n".join(lines)
     atomic.write_text(results / "REPRODUCTION.md", text)
     if readme is not None:
