@@ -130,13 +130,17 @@ def main():
                      f"{'' if ratio is None else f'{ratio:.2f}'} | {target} |")
     lines += ["", "Full tables on this machine (2 cores, `--jobs 2`), from the committed results:",
               "", *table_times()]
-    text = "\n".join(lines)
+    emit("\n".join(lines), args.out, args.readme, "benchmark")
+
+
+def emit(text: str, out, readme, section: str) -> None:
+    """Print a benchmark's Markdown, write it to `out` and into `readme`'s `section`."""
     print(text)
-    if args.out:
-        with open(args.out, "w") as f:
+    if out:
+        with open(out, "w") as f:
             f.write(text + "\n")
-    if args.readme:
-        splice(args.readme, "benchmark", text)
+    if readme:
+        splice(readme, section, text)
 
 
 if __name__ == "__main__":

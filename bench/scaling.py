@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from bench import emit  # bench/bench.py, beside this script
+
 
 def one(c: int) -> dict:
     """Time and peak memory of one LCCF run on the c largest classes, in this process."""
@@ -81,15 +83,7 @@ def main():
         growth = {s: np.diff(np.log([rows[0][s], rows[-1][s]]))[0] / np.diff(n)[0] for s in steps}
         lines += ["", "Growth exponent in N between the smallest and largest size (time ~ N^e): "
                   + ", ".join(f"{s} {e:.2f}" for s, e in growth.items()) + "."]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    if args.readme:
-        from docfact.report.readme import splice
-
-        splice(args.readme, "scaling", text)
+    emit("\n".join(lines), args.out, args.readme, "scaling")
 
 
 if __name__ == "__main__":
