@@ -55,13 +55,16 @@ def table_times(results="results"):
     return lines
 
 
-def median_time(fn, repeat):
-    times = []
+def median_times(fns: dict, repeat: int) -> dict:
+    """{name: median seconds}, the functions timed in turn, `repeat` rounds: a slow spell of
+    the machine then falls on every function of a round, not on one function's block."""
+    times = {name: [] for name in fns}
     for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
+        for name, fn in fns.items():
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    return {name: float(np.median(ts)) for name, ts in times.items()}
 
 
 def peak_mb(fn):
@@ -88,23 +91,24 @@ def main():
     Kpoly = polynomial_kernel(X, 2)
     r = args.repeat
     with threadpool_limits(1):
-        t = {
-            "nmf": median_time(lambda: NMF(K, random_state=0, **ITER).fit_transform(X), r),
-            "sk_nmf": median_time(lambda: SKNMF(K, solver="mu", init="random", tol=0,
-                                                max_iter=100, random_state=0).fit_transform(X),
-                                  r),
-            "gnmf": median_time(lambda: GNMF(K, random_state=0, **ITER).fit_transform(X, W=W), r),
-            "cf_sparse": median_time(lambda: CF(K, random_state=0, **ITER).fit_transform(X), r),
-            "cf_dense": median_time(lambda: CF(K, kernel="precomputed", random_state=0,
-                                               **ITER).fit_transform(Kdense), r),
-            "lccf_fit": median_time(lambda: LCCF(K, random_state=0).fit_transform(X, S=S), r),
-            "lccf_dense_fit": median_time(lambda: LCCF(K, kernel="precomputed", random_state=0)
-                                          .fit_transform(Kdense, S=S), 1),
-            "cf_poly_fit": median_time(lambda: CF(K, kernel="precomputed", random_state=0)
-                                       .fit_transform(Kpoly), 1),
-            "graph": median_time(lambda: knn_graph(X, 5, "cosine"), r),
-            "poly_kernel": median_time(lambda: polynomial_kernel(X, 2), r),
-        }
+        t = median_times({
+            "nmf": lambda: NMF(K, random_state=0, **ITER).fit_transform(X),
+            "sk_nmf": lambda: SKNMF(K, solver="mu", init="random", tol=0, max_iter=100,
+                                    random_state=0).fit_transform(X),
+            "gnmf": lambda: GNMF(K, random_state=0, **ITER).fit_transform(X, W=W),
+            "cf_sparse": lambda: CF(K, random_state=0, **ITER).fit_transform(X),
+            "cf_dense": lambda: CF(K, kernel="precomputed", random_state=0,
+                                   **ITER).fit_transform(Kdense),
+            "lccf_fit": lambda: LCCF(K, random_state=0).fit_transform(X, S=S),
+            "graph": lambda: knn_graph(X, 5, "cosine"),
+            "poly_kernel": lambda: polynomial_kernel(X, 2),
+        }, r)
+        t |= median_times({  # the dense-kernel fits take minutes: once
+            "lccf_dense_fit": lambda: LCCF(K, kernel="precomputed", random_state=0)
+            .fit_transform(Kdense, S=S),
+            "cf_poly_fit": lambda: CF(K, kernel="precomputed", random_state=0)
+            .fit_transform(Kpoly),
+        }, 1)
         mem_poly = peak_mb(lambda: CF(K, kernel="polynomial", random_state=0, n_restarts=1,
                                       max_iter=5).fit_transform(X))
     rows = [
