@@ -33,6 +33,15 @@ def test_unchanged_code_passes(committed):
     assert check(config, folder) == []
 
 
+def test_full_check_recomputes_every_run_to_the_same_bytes(committed, tmp_path):
+    config, folder = committed
+    assert check(config, folder, full=True) == []
+    text = (folder / "runs.csv").read_text()
+    (tmp_path / "runs.csv").write_text(text.replace("\n", "\r\n", 1))  # same rows, other bytes
+    failures = check(config, tmp_path, full=True)
+    assert failures == ["runs.csv of 4 recomputed runs differs from the committed file"]
+
+
 def test_a_changed_committed_row_is_caught(committed, tmp_path):
     config, folder = committed
     runs = pd.read_csv(folder / "runs.csv")
