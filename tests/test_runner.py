@@ -1,5 +1,6 @@
 """The runner end to end on the mirror data: tables, determinism, resume, bad input."""
 
+import json
 import os
 import signal
 import subprocess
@@ -93,8 +94,11 @@ def test_resume_after_sigkill(tmp_path):
     proc.wait()
     partial = pd.read_csv(runs_csv)
     assert 0 < len(partial) < 36, "the kill should land mid-protocol"
+    walls = json.loads((out / "manifest.json").read_text())["wall_seconds"]
+    assert len(walls) == 1 and walls[0] > 0  # the killed session's time up to its last run
     assert run_cli("run", cfg, "--out", out, "--jobs", 1, "--quiet").exit_code == 0
     assert runs_csv.read_bytes() == (clean / "runs.csv").read_bytes()
+    assert len(json.loads((out / "manifest.json").read_text())["wall_seconds"]) == 2
 
 
 def test_truncated_records_are_recomputed(tmp_path):

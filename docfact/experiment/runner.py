@@ -76,7 +76,9 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
                                                  for r in range(config.runs)]
         todo = [(k, r) for k, r in grid if (k, r) not in done]
         started = time.time()
-        _write_manifest(out, config, corpus, jobs, seconds=None)
+        walls = json.loads(manifest_path.read_text()).get("wall_seconds", []) if (
+            manifest_path.exists()) else []
+        _write_manifest(out, config, corpus, jobs, walls)
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r))
                  for k, r in todo)
         bar = tqdm(total=len(todo), disable=not progress or not todo, unit="run",
@@ -85,11 +87,14 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
                 for rows, timings in parallel(tasks):
                     store.append(rows, timings)
+                    # this session's wall time so far: kept even if the run is cut short
+                    _write_manifest(out, config, corpus, jobs,
+                                    walls + [round(time.time() - started, 1)])
                     bar.update()
         bar.close()
         store.load(names)  # rewrites both files sorted: completion order depends on parallelism
-        _write_manifest(out, config, corpus, jobs,
-                        seconds=time.time() - started if todo else None)
+        if todo:
+            _write_manifest(out, config, corpus, jobs, walls + [round(time.time() - started, 1)])
     return out
 
 
@@ -191,10 +196,10 @@ def _make_folder(out: Path) -> None:
         raise ConfigError(f"--out {out}: not a writable folder ({e.strerror})") from None
 
 
-def _write_manifest(out: Path, config: Config, corpus, jobs: int, seconds) -> None:
-    """What produced these results: config, data, seed, versions, machine, wall time."""
+def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -> None:
+    """What produced these results: config, data, seed, versions, machine, and the wall time
+    of each session that computed runs (seconds)."""
     path = out / "manifest.json"
-    previous = json.loads(path.read_text()) if path.exists() else {}
     versions = {pkg: metadata.version(pkg) for pkg in
                 ("docfact", "numpy", "scipy", "scikit-learn", "joblib")}
     manifest = {
@@ -214,7 +219,7 @@ def _write_manifest(out: Path, config: Config, corpus, jobs: int, seconds) -> No
         "versions": versions,
         "cores": os.cpu_count(),
         "jobs": jobs,
-        "wall_seconds": previous.get("wall_seconds", []) + ([round(seconds, 1)] if seconds else []),
+        "wall_seconds": walls,
     }
     atomic.write_text(path, json.dumps(manifest, indent=2) + "\n")
 
