@@ -31,6 +31,8 @@ from docfact.errors import ConfigError
 from docfact.experiment.methods import Method
 
 METRICS = ("ac", "nmi")
+TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
+              "number": "a number", "boolean": "true or false"}  # JSON Schema types in words
 _PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
 
 
@@ -196,7 +198,7 @@ def _reason(error) -> str:
     if error.validator == "enum":
         return f"must be one of {', '.join(map(str, error.validator_value))}; {got}"
     if error.validator == "required":
-        return f"missing key {error.message.split(chr(39))[1]!r}"
+        return f"missing key {next(k for k in error.validator_value if k not in error.instance)!r}"
     if described and error.validator in ("anyOf", "pattern", "type", "minProperties"):
         return f"must be {described}; {got}"
     if error.validator == "type":
@@ -211,10 +213,6 @@ def _reason(error) -> str:
                  "minProperties": "a non-empty mapping"}
         return f"must be {words[error.validator]}; {got}"
     return error.message
-
-
-TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
-              "number": "a number", "boolean": "true or false"}
 
 
 @functools.cache

@@ -66,8 +66,6 @@ class DenseKernel:
     def dot_all(self, Ys: list) -> list:
         """[K Y for Y in Ys] from one product K [Y_1 ... Y_R]: K is read once, not R times
         (the product is bound by memory bandwidth: 10 starts cost 3.4 times one, measured)."""
-        if len(Ys) == 1:
-            return [self.dot(Ys[0])]
         KY = self.dot(np.hstack(Ys))
         return np.hsplit(KY, np.cumsum([Y.shape[1] for Y in Ys])[:-1])
 

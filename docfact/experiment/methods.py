@@ -13,8 +13,6 @@ from docfact import algorithms as alg
 from docfact.algorithms.engine import EPS
 from docfact.errors import ConfigError
 
-LABEL_RULES = ("kmeans", "argmax")
-
 
 @dataclass(frozen=True)
 class Algorithm:

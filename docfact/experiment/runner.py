@@ -5,6 +5,7 @@ N workers use N cores and the numbers do not depend on N. Every finished run is 
 runs.csv at once; a rerun skips the runs already recorded.
 """
 
+import functools
 import json
 import os
 import platform
@@ -58,14 +59,13 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         if fresh:
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 (out / name).unlink(missing_ok=True)
-        elif manifest_path.exists():
-            old = json.loads(manifest_path.read_text())
-            if old.get("protocol_hash") != config.protocol_hash():
-                raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
-                                  "methods changed); rerun with --fresh or choose --out")
-            if old.get("data_hash") != data_hash(config):
-                raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
-                                  "with --fresh or choose --out")
+        old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+        if old and old.get("protocol_hash") != config.protocol_hash():
+            raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
+                              "methods changed); rerun with --fresh or choose --out")
+        if old and old.get("data_hash") != data_hash(config):
+            raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
+                              "with --fresh or choose --out")
         atomic.write_text(out / "config.yaml", yaml.safe_dump(config.raw, sort_keys=False,
                                                               allow_unicode=True))
         names = [m.name for m in config.methods]
@@ -76,8 +76,7 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
                                                  for r in range(config.runs)]
         todo = [(k, r) for k, r in grid if (k, r) not in done]
         started = time.time()
-        walls = json.loads(manifest_path.read_text()).get("wall_seconds", []) if (
-            manifest_path.exists()) else []
+        walls = old.get("wall_seconds", [])
         _write_manifest(out, config, corpus, jobs, walls)
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r))
                  for k, r in todo)
@@ -196,12 +195,18 @@ def _make_folder(out: Path) -> None:
         raise ConfigError(f"--out {out}: not a writable folder ({e.strerror})") from None
 
 
+@functools.cache
+def _versions() -> dict:
+    """The versions that produced the records (looked up once: the manifest is rewritten after
+    every finished run)."""
+    return {pkg: metadata.version(pkg) for pkg in
+            ("docfact", "numpy", "scipy", "scikit-learn", "joblib")}
+
+
 def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -> None:
     """What produced these results: config, data, seed, versions, machine, and the wall time
     of each session that computed runs (seconds)."""
     path = out / "manifest.json"
-    versions = {pkg: metadata.version(pkg) for pkg in
-                ("docfact", "numpy", "scipy", "scikit-learn", "joblib")}
     manifest = {
         "config": config.name,
         "title": config.title,
@@ -216,7 +221,7 @@ def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -
         "k": list(config.k),
         "runs": config.runs,
         "python": platform.python_version(),
-        "versions": versions,
+        "versions": _versions(),
         "cores": os.cpu_count(),
         "jobs": jobs,
         "wall_seconds": walls,
