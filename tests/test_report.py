@@ -55,7 +55,7 @@ def test_report_files_and_readme_table(results, tmp_path):
     assert "[`k.png`](gnmf_small/k.png)" in md and "convergence.png" not in md
     (results / "gnmf_small/sweep").mkdir()
     (results / "gnmf_small/sweep/sweep-GNMF-lam.png").write_bytes(png.read_bytes())
-    CliRunner().invoke(main, ["report", "--results", str(results)])
+    CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme)])
     md = (results / "REPRODUCTION.md").read_text()
     assert "[`sweep/sweep-GNMF-lam.png`](gnmf_small/sweep/sweep-GNMF-lam.png)" in md
     before = (results / "gnmf_small/k.svg").read_bytes()
