@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 import yaml
 from click.testing import CliRunner
 from sklearn.base import BaseEstimator
 
 from docfact.cli import main
+from docfact.config import load_config
 from docfact.experiment import methods as registry
 
 FAST = {"n_restarts": 2, "min_iter": 5, "max_iter": 20}
@@ -191,6 +193,46 @@ def test_changed_protocol_is_not_mixed_into_old_results(tmp_path):
     res = run_cli("run", cfg, "--out", out, "--quiet")
     assert res.exit_code == 2 and "--fresh" in res.output
     assert run_cli("run", cfg, "--out", out, "--quiet", "--fresh").exit_code == 0
+
+
+def test_records_of_another_format_are_not_resumed(tmp_path):
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    out = tmp_path / "out"
+    assert run_cli("run", cfg, "--out", out, "--quiet").exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["records"]  # as written before runs.csv had its notes column
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    res = run_cli("run", cfg, "--out", out, "--quiet")
+    assert res.exit_code == 2 and "another docfact version (format 1, now 2)" in res.output
+
+
+def test_duplicate_documents_are_noted_per_run(tmp_path):
+    """Each run's rows say how many of its weighted documents repeat another exactly."""
+    from docfact.datasets import load, resolve_view
+    from docfact.datasets.stats import duplicate_documents
+    from docfact.datasets.views import apply_view
+    from docfact.experiment.runner import data_notes, prepare
+
+    assert data_notes(sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 0], [1, 0]]))) == (
+        "2 duplicate documents")
+    assert data_notes(sp.csr_matrix(np.eye(3))) == ""
+    # noting must leave the run's matrix as it was: index order decides the order of the sums
+    unsorted = sp.csr_matrix((np.array([2.0, 1.0, 3.0]), np.array([1, 0, 0]), np.array([0, 2, 3])),
+                             shape=(2, 2))
+    data_notes(unsorted)
+    assert unsorted.indices.tolist() == [1, 0, 0] and unsorted.data.tolist() == [2.0, 1.0, 3.0]
+    cfg = small_config(tmp_path, runs=3, k=(2,))
+    out = tmp_path / "out"
+    assert run_cli("run", cfg, "--out", out, "--quiet").exit_code == 0
+    runs = pd.read_csv(out / "runs.csv", keep_default_na=False)
+    assert (runs.groupby("run")["notes"].nunique() == 1).all()
+    config = load_config(cfg)
+    corpus = apply_view(load("tdt2"), resolve_view(config.view))
+    for _, row in runs.drop_duplicates("run").iterrows():
+        picked = [int(c) for c in row["classes"].split()]
+        X = prepare(config, corpus.X[np.isin(corpus.y, picked)])
+        d = duplicate_documents(X)
+        assert row["notes"] == (f"{d} duplicate documents" if d else "")
 
 
 def test_twenty_kills_at_random_moments_end_in_the_clean_tables(tmp_path):

@@ -23,9 +23,11 @@ from tqdm import tqdm
 from docfact import atomic, metrics
 from docfact.config import Config
 from docfact.datasets import preprocess
+from docfact.datasets.stats import duplicate_documents
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.sampling import method_seed, sample_classes
+from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 from docfact.experiment.store import Lock, RunStore
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
@@ -63,6 +65,10 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         if old and old.get("protocol_hash") != config.protocol_hash():
             raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
                               "methods changed); rerun with --fresh or choose --out")
+        if old and old.get("records", 1) != RECORDS_FORMAT:
+            raise ConfigError(f"{out} holds records of another docfact version (format "
+                              f"{old.get('records', 1)}, now {RECORDS_FORMAT}); rerun with "
+                              "--fresh or choose --out")
         if old and old.get("data_hash") != data_hash(config):
             raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
                               "with --fresh or choose --out")
@@ -154,6 +160,13 @@ def data_hash(config: Config):
     return content_hash(dataset) if is_path(dataset) else None
 
 
+def data_notes(X) -> str:
+    """What a reader of a run's scores should know about its documents: exact duplicates
+    (identical weighted rows, which no method can tell apart), else empty."""
+    d = duplicate_documents(X)
+    return f"{d} duplicate documents" if d else ""
+
+
 def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
     """Every method of the config on one sampled subset: (records, timings).
 
@@ -166,10 +179,11 @@ def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
             unusable = e
         artefacts = Artefacts(X)
         rows, timings = [], []
+        notes = data_notes(X)
         for m in config.methods:
             t0 = time.perf_counter()
             rec = {"k": k, "run": r, "method": m.name, "n_docs": X.shape[0],
-                   "classes": " ".join(map(str, picked))}
+                   "classes": " ".join(map(str, picked)), "notes": notes}
             try:
                 if unusable is not None:
                     raise unusable
@@ -211,6 +225,7 @@ def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -
         "config": config.name,
         "title": config.title,
         "protocol_hash": config.protocol_hash(),
+        "records": RECORDS_FORMAT,
         "data_hash": data_hash(config),
         "view": config.view,
         "weighting": config.weighting,

@@ -17,8 +17,9 @@ from docfact import atomic
 from docfact.errors import DocfactError
 
 FIELDS = ["k", "run", "method", "status", "ac", "nmi", "n_iter", "objective", "n_docs", "classes",
-          "error"]
+          "notes", "error"]
 TIMING_FIELDS = ["k", "run", "method", "seconds"]
+FORMAT = 2  # of runs.csv: 2 added `notes`; a folder of another format is not resumed
 
 
 def _format(value) -> str:

@@ -63,8 +63,10 @@ def rows_of(folder: Path) -> tuple:
                         "ci_low": ours - Z95 * se, "ci_high": ours + Z95 * se,
                         "runs": int(ok["n"].sum()), "failed": int(per_k["failed"].sum()),
                         "verdict": verdict})
+    per_run = runs.drop_duplicates(["k", "run"])
     info = {"config": config, "manifest": manifest, "ks": ks,
-            "source": published.get("source", "") if published else ""}
+            "source": published.get("source", "") if published else "",
+            "runs_with_notes": int((per_run["notes"] != "").sum()), "runs_done": len(per_run)}
     return out, info
 
 
@@ -118,6 +120,8 @@ def write_report(results: Path, readme: Path | None = None) -> str:
                   f"- protocol: k = {', '.join(map(str, info['ks']))}; runs per k as recorded; "
                   f"seed {manifest['seed']}; label readers and parameters in "
                   f"[`config.yaml`]({folder.name}/config.yaml)",
+                  f"- data notes: {info['runs_with_notes']} of {info['runs_done']} runs have "
+                  "exact duplicate documents (counted per run in `runs.csv`, column notes)",
                   f"- wall time: {wall / 60:.1f} min on {manifest['cores']} cores; "
                   f"tables: [`tables.md`]({folder.name}/tables.md); "
                   f"figures: {_figures(folder)}", ""]
