@@ -68,3 +68,17 @@ def test_show_and_report_need_result_files(tmp_path):
     assert res.exit_code == 1 and "no result folders" in res.output
     res = CliRunner().invoke(main, ["show", str(tmp_path)])
     assert res.exit_code == 1 and "not a complete docfact results folder" in res.output
+
+
+def test_runtime_is_the_recorded_wall_time_or_its_lower_bound(tmp_path):
+    """A wall time below the methods' seconds over the workers was not fully recorded: the
+    report shows that lower bound instead, marked as such."""
+    from docfact.report.tables import runtime
+
+    pd.DataFrame({"k": [2] * 4, "run": [0, 0, 1, 1], "method": ["A", "B"] * 2,
+                  "seconds": [60.0, 60.0, 60.0, 60.0]}).to_csv(tmp_path / "timings.csv")
+    manifest = {"wall_seconds": [100.0, 30.0], "jobs": 2, "cores": 2}
+    assert runtime(tmp_path, manifest) == "2 min"
+    manifest["wall_seconds"] = [90.0]
+    assert runtime(tmp_path, manifest) == ">= 2 min (wall time partly unrecorded)"
+    assert runtime(tmp_path, {**manifest, "jobs": -1, "cores": 4}) == "2 min"

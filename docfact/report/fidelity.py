@@ -18,7 +18,7 @@ from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.report.plots import plot_k
 from docfact.report.readme import splice
-from docfact.report.tables import read_folder
+from docfact.report.tables import read_folder, runtime
 
 TOLERANCE = 0.02
 Z95 = 1.96
@@ -111,7 +111,6 @@ def write_report(results: Path, readme: Path | None = None) -> str:
               "their notes say which and why.", ""]
     for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
-        wall = sum(manifest.get("wall_seconds", []))
         lines += [f"## {config.title}", "",
                   f"`{folder.name}` - {info['source']}", "",
                   f"- data: view `{manifest['view']}`, {manifest['documents']} documents, "
@@ -122,7 +121,7 @@ def write_report(results: Path, readme: Path | None = None) -> str:
                   f"[`config.yaml`]({folder.name}/config.yaml)",
                   f"- data notes: {info['runs_with_notes']} of {info['runs_done']} runs have "
                   "exact duplicate documents (counted per run in `runs.csv`, column notes)",
-                  f"- wall time: {wall / 60:.1f} min on {manifest['cores']} cores; "
+                  f"- wall time: {runtime(folder, manifest)} on {manifest['cores']} cores; "
                   f"tables: [`tables.md`]({folder.name}/tables.md); "
                   f"figures: {_figures(folder)}", ""]
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
@@ -157,18 +156,17 @@ def _f(value, sign=""):
 def _update_readme(readme: Path, tables) -> None:
     """Replace the README's table of tables (between the markers) with the current one."""
     body = []
-    for _, rows, info in tables:
+    for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
         verdicts = pd.Series([r["verdict"] for r in rows])
         status = ", ".join(f"{n} {v}" for v, n in verdicts.value_counts().items())
         done = sum(r["runs"] for r in rows if r["metric"] == "AC") // max(
             1, sum(1 for r in rows if r["metric"] == "AC"))
         planned = len(config.k) * config.runs
-        wall = sum(manifest.get("wall_seconds", []))
         body.append([paper_of(config.name), info["source"].split(",")[-1].strip()
                      + (" (sensitivity)" if config.kind == "sensitivity" else ""),
                      f"`docfact run configs/{config.name}.yaml`",
-                     f"{wall / 60:.0f} min" if done >= planned else "partial (resumable)",
+                     runtime(folder, manifest) if done >= planned else "partial (resumable)",
                      f"{done} / {planned}", status])
     splice(readme, "reproduction", tabulate(
         body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],

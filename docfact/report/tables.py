@@ -40,6 +40,19 @@ def read_folder(folder: Path):
     return parse_config(raw, str(folder / "config.yaml")), runs, manifest
 
 
+def runtime(folder: Path, manifest: dict) -> str:
+    """A results folder's run time for a reader: its recorded wall time, or, when that lies
+    below the least the runs could have taken (their methods' seconds in timings.csv over the
+    workers; sessions cut short before the manifest kept partial times recorded none), that
+    least time marked as a lower bound."""
+    wall = sum(manifest.get("wall_seconds", []))
+    cpu = pd.read_csv(Path(folder) / "timings.csv")["seconds"].sum()
+    workers = manifest["jobs"] if manifest["jobs"] > 0 else manifest["cores"]
+    if wall >= cpu / workers:
+        return f"{wall / 60:.0f} min"
+    return f">= {cpu / workers / 60:.0f} min (wall time partly unrecorded)"
+
+
 def write_tables(folder) -> str:
     """Write ac.csv, nmi.csv and tables.md in `folder`; return the Markdown."""
     folder = Path(folder)
