@@ -42,6 +42,19 @@ def test_full_check_recomputes_every_run_to_the_same_bytes(committed, tmp_path):
     assert failures == ["runs.csv of 4 recomputed runs differs from the committed file"]
 
 
+def test_cli_quick_recomputes_the_pairs_and_full_every_run(committed):
+    from click.testing import CliRunner
+
+    from docfact.cli import main
+
+    config, folder = committed
+    path = folder.parent / f"{config.name}.yaml"
+    for flag, says in (("--quick", "pairs (2, 1), (3, 0)"), ("--full", "every committed run")):
+        res = CliRunner().invoke(main, ["check", str(path), "--results", str(folder.parent),
+                                        flag])
+        assert res.exit_code == 0 and res.output.endswith(f"{config.name}: ok ({says})\n")
+
+
 def test_a_changed_committed_row_is_caught(committed, tmp_path):
     config, folder = committed
     runs = pd.read_csv(folder / "runs.csv")

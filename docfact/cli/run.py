@@ -73,10 +73,10 @@ def show(folder):
 @click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Folder holding the committed result folders.")
 @click.option("--jobs", type=int, default=1, show_default=True)
-@click.option("--full", is_flag=True,
-              help="Recompute every committed run (not only the check pairs) and require "
-                   "runs.csv to be the same bytes.")
-def check(config_paths, results, jobs, full):
+@click.option("--quick/--full", default=True, show_default=True,
+              help="Recompute the config's check pairs (the reduced protocol), or every "
+                   "committed run, requiring runs.csv to be the same bytes.")
+def check(config_paths, results, jobs, quick):
     """Recompute each table's check pairs; compare with committed rows and published averages.
 
     Exits 1 when a recomputed row differs from the committed one, or a method's average leaves
@@ -90,8 +90,8 @@ def check(config_paths, results, jobs, full):
         if not (Path(results) / config.name / "runs.csv").exists():
             click.echo(f"{config.name}: no committed results in {results}/ (run the table first)")
             continue
-        failures = check_table(config, Path(results) / config.name, jobs=jobs, full=full)
-        pairs = ("every committed run" if full else
+        failures = check_table(config, Path(results) / config.name, jobs=jobs, full=not quick)
+        pairs = ("every committed run" if not quick else
                  "pairs " + ", ".join(f"({k}, {r})" for k, r in config.check["pairs"]))
         click.echo(f"{config.name}: {'ok' if not failures else 'FAILED'} ({pairs})")
         for line in failures:
