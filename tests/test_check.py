@@ -52,7 +52,7 @@ def test_cli_quick_recomputes_the_pairs_and_full_every_run(committed):
     for flag, says in (("--quick", "pairs (2, 1), (3, 0)"), ("--full", "every committed run")):
         res = CliRunner().invoke(main, ["check", str(path), "--results", str(folder.parent),
                                         flag])
-        assert res.exit_code == 0 and res.output.endswith(f"{config.name}: ok ({says})\n")
+        assert res.exit_code == 0 and f"{config.name}: ok ({says})\n" in res.output
 
 
 def test_a_changed_committed_row_is_caught(committed, tmp_path):
