@@ -28,13 +28,16 @@ reproduce:
 	$(MAKE) figures
 	$(BIN)/docfact report
 
-# LCCF Figs. 1-3 on both corpora (3 runs per k for the sweeps; resumable like the tables).
+# LCCF Figs. 1-3 on both corpora, and the graph weights of Eq. 8 against GNMF's (3 runs per k for
+# the sweeps; resumable like the tables).
 figures:
 	@for c in lccf_tdt2 lccf_reuters; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.lambda=1,10,100,1000,10000 \
 	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.p=1,3,5,7,9,11,15,19 \
+	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
+	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.weight=binary,cosine \
 	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
 

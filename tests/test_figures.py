@@ -30,10 +30,30 @@ def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
     assert (out / "sweep-gnmf-lam.png").exists()
 
 
+def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
+    """weight=binary,cosine: one folder per setting, a categorical axis; binary reproduces the
+    config's own GNMF rows (its weight)."""
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    table, out = tmp_path / "table", tmp_path / "sweep"
+    assert CliRunner().invoke(main, ["run", str(cfg), "--out", str(table), "--quiet"]
+                              ).exit_code == 0
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "GNMF.weight=binary,cosine",
+                                    "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    sweep = pd.read_csv(out / "sweep-GNMF-weight.csv")
+    assert list(sweep["value"]) == ["binary", "cosine"]
+    base = pd.read_csv(table / "runs.csv")
+    binary = pd.read_csv(out / "weight=binary/runs.csv")
+    assert binary["nmi"].tolist() == base[base.method == "GNMF"]["nmi"].tolist()
+    assert (out / "sweep-GNMF-weight.png").exists()
+
+
 def test_bad_sweep_parameter_is_one_line(tmp_path):
     cfg = small_config(tmp_path)
     for param, message in [("gnmf.lambda=-1", "lam must be"), ("nope.p=3", "no method"),
-                           ("gnmf.p=a", "not a number"), ("lambda", "METHOD.PARAM")]:
+                           ("gnmf.p=a", "p must be an integer >= 1, got 'a'"),
+                           ("gnmf.weight=heat", "weight must be one of"),
+                           ("lambda", "METHOD.PARAM")]:
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])
         assert res.exit_code == 2 and message in res.output, res.output

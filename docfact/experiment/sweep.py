@@ -15,17 +15,21 @@ ALIASES = {"lambda": "lam"}  # the papers' names for estimator parameters
 
 
 def parse_param(text: str) -> tuple:
-    """'lccf.lambda=1,10,100' -> ('lccf', 'lam', [1.0, 10.0, 100.0]) (ints stay ints)."""
+    """'lccf.lambda=1,10,100' -> ('lccf', 'lam', [1, 10, 100]); numbers stay numbers (ints
+    ints), other values stay text ('lccf.weight=binary,cosine'), validated by the estimator."""
     m = re.fullmatch(r"\s*([\w.+-]+?)\.(\w+)\s*=\s*([^=]+)", text)
     if not m:
         raise ConfigError(f"--param: write METHOD.PARAM=V1,V2,..., got {text!r}")
-    values = []
-    for v in m[3].split(","):
-        try:
-            values.append(int(v) if re.fullmatch(r"\s*-?\d+\s*", v) else float(v))
-        except ValueError:
-            raise ConfigError(f"--param: {v.strip()!r} is not a number") from None
-    return m[1], ALIASES.get(m[2], m[2]), values
+    return m[1], ALIASES.get(m[2], m[2]), [_value(v.strip()) for v in m[3].split(",")]
+
+
+def _value(text: str):
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def restricted(config: Config, methods, name: str) -> Config:

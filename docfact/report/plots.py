@@ -94,13 +94,15 @@ def plot_sweep(csv: Path) -> list:
     param = table["param"].iloc[0]
     sweep, baselines = table[table["value"].notna()], table[table["value"].isna()]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    numeric = pd.api.types.is_numeric_dtype(sweep["value"])  # else settings (weight=...)
     for ax, metric in zip(axes, METRICS, strict=True):
         for method, c in sweep.groupby("method", sort=False):
-            ax.plot(c["value"], c[metric], "o-", label=method)
+            ax.plot(c["value"], c[metric], "o-" if numeric else "o", label=method)
         for i, (method, value) in enumerate(zip(baselines["method"], baselines[metric],
                                                 strict=True)):
             ax.axhline(value, ls="--", lw=1, color=plt.cm.Dark2(i % 8), label=method)
-        if sweep["value"].min() > 0 and sweep["value"].max() / sweep["value"].min() >= 100:
+        if numeric and sweep["value"].min() > 0 and sweep["value"].max() / sweep[
+                "value"].min() >= 100:
             ax.set_xscale("log")
         ax.set_xlabel({"lam": "lambda"}.get(param, param))
         ax.set_ylabel(TITLES[metric])
