@@ -204,6 +204,8 @@ def test_records_of_another_format_are_not_resumed(tmp_path):
     (out / "manifest.json").write_text(json.dumps(manifest))
     res = run_cli("run", cfg, "--out", out, "--quiet")
     assert res.exit_code == 2 and "another docfact version (format 1, now 2)" in res.output
+    res = run_cli("show", out)  # nor read: its runs.csv lacks columns the tables rely on
+    assert res.exit_code == 2 and "another docfact version (format 1, now 2)" in res.output
 
 
 def test_duplicate_documents_are_noted_per_run(tmp_path):

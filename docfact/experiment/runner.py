@@ -28,7 +28,7 @@ from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.sampling import method_seed, sample_classes
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-from docfact.experiment.store import Lock, RunStore
+from docfact.experiment.store import Lock, RunStore, check_format
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
@@ -62,16 +62,14 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 (out / name).unlink(missing_ok=True)
         old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-        if old and old.get("protocol_hash") != config.protocol_hash():
-            raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
-                              "methods changed); rerun with --fresh or choose --out")
-        if old and old.get("records", 1) != RECORDS_FORMAT:
-            raise ConfigError(f"{out} holds records of another docfact version (format "
-                              f"{old.get('records', 1)}, now {RECORDS_FORMAT}); rerun with "
-                              "--fresh or choose --out")
-        if old and old.get("data_hash") != data_hash(config):
-            raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
-                              "with --fresh or choose --out")
+        if old:
+            if old.get("protocol_hash") != config.protocol_hash():
+                raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
+                                  "methods changed); rerun with --fresh or choose --out")
+            check_format(old, out)
+            if old.get("data_hash") != data_hash(config):
+                raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
+                                  "with --fresh or choose --out")
         atomic.write_text(out / "config.yaml", yaml.safe_dump(config.raw, sort_keys=False,
                                                               allow_unicode=True))
         names = [m.name for m in config.methods]

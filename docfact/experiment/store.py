@@ -14,12 +14,21 @@ import os
 from pathlib import Path
 
 from docfact import atomic
-from docfact.errors import DocfactError
+from docfact.errors import ConfigError, DocfactError
 
 FIELDS = ["k", "run", "method", "status", "ac", "nmi", "n_iter", "objective", "n_docs", "classes",
           "notes", "error"]
 TIMING_FIELDS = ["k", "run", "method", "seconds"]
 FORMAT = 2  # of runs.csv: 2 added `notes`; a folder of another format is not resumed
+
+
+def check_format(manifest: dict, folder: Path) -> None:
+    """Refuse a results folder whose records were written in another format (an older docfact's
+    runs.csv lacks columns that resuming and reading rely on)."""
+    found = manifest.get("records", 1)
+    if found != FORMAT:
+        raise ConfigError(f"{folder} holds records of another docfact version (format {found}, "
+                          f"now {FORMAT}); rerun with --fresh or choose --out")
 
 
 def _format(value) -> str:

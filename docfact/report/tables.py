@@ -18,7 +18,7 @@ from docfact import atomic
 from docfact.config import parse_config
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
-from docfact.experiment.store import FORMAT, complete_lines
+from docfact.experiment.store import check_format, complete_lines
 
 TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
 
@@ -34,9 +34,7 @@ def read_folder(folder: Path):
         manifest = json.loads((folder / "manifest.json").read_text())
     except (OSError, ValueError, yaml.YAMLError) as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
-    if manifest.get("records", 1) != FORMAT:
-        raise DocfactError(f"{folder}: records of another docfact version (format "
-                           f"{manifest.get('records', 1)}, now {FORMAT}); rerun it with --fresh")
+    check_format(manifest, folder)
     return parse_config(raw, str(folder / "config.yaml")), runs, manifest
 
 
