@@ -5,7 +5,7 @@ A config is one table of a paper:
     name: gnmf_tdt2
     title: GNMF report, Table 2 - clustering performance on TDT2
     data: {view: gnmf_tdt2, weighting: tfidf, weight_on: subset}
-    protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}
+    protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
     methods:
       GNMF: {algorithm: gnmf, lam: 10, p: 5}   # display name -> algorithm + parameters
@@ -46,6 +46,7 @@ class Config:
     k: tuple
     runs: int
     seed: int
+    best_of: int  # each run of a method is the best (highest AC) of this many sub-runs
     methods: tuple  # of Method
     layout: str
     unit: str
@@ -57,10 +58,13 @@ class Config:
     raw: dict  # the YAML mapping as read, saved beside the results
 
     def protocol_hash(self) -> str:
-        """Identifies what a run record depends on: data, seed and methods (not k or runs)."""
+        """Identifies what a run record depends on: data, seed, methods and best_of (not k or
+        runs)."""
         key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
                "seed": self.seed,
                "methods": [[m.name, m.algorithm, m.params, m.labels] for m in self.methods]}
+        if self.best_of > 1:
+            key["best_of"] = self.best_of
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
@@ -162,7 +166,8 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     report = raw.get("report", {})
     return Config(name, raw.get("title", name), view, raw["data"].get("weighting", "tfidf"),
                   raw["data"].get("weight_on", "subset"), k, raw["protocol"]["runs"],
-                  raw["protocol"].get("seed", 0), tuple(methods),
+                  raw["protocol"].get("seed", 0), raw["protocol"].get("best_of", 1),
+                  tuple(methods),
                   report.get("layout", "k_by_method"), report.get("unit", "percent"),
                   _groups(report.get("groups"), f"{where}: report.groups", names),
                   report.get("kind", "table"),

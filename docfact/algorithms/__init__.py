@@ -7,8 +7,10 @@ from docfact.algorithms.cf import CF, LCCF
 from docfact.algorithms.graphs import knn_graph
 from docfact.algorithms.kernels import polynomial_kernel
 from docfact.algorithms.kmeans import KMeans
+from docfact.algorithms.lcf import LCF
 from docfact.algorithms.nmf import GNMF, NMF
+from docfact.algorithms.sparse_nmf import SparseNMF
 from docfact.algorithms.spectral import LSIKMeans, SpectralClustering
 
-__all__ = ["CF", "GNMF", "LCCF", "NMF", "KMeans", "LSIKMeans", "SpectralClustering", "knn_graph",
-           "polynomial_kernel"]
+__all__ = ["CF", "GNMF", "LCCF", "LCF", "NMF", "KMeans", "LSIKMeans", "SparseNMF",
+           "SpectralClustering", "knn_graph", "polynomial_kernel"]

@@ -138,6 +138,11 @@ class CF(MultiplicativeFactorization):
         """(S, lambda) of the graph regulariser: none for CF."""
         return None, 0.0
 
+    def _rule(self, K, S, lam, gamma):
+        """The update rule on the (weighted) kernel K; gamma the NC scaling, or None."""
+        return LCCFRule(K, self.n_components, S, lam, gamma if lam > 0 else None,
+                        self.loop_normalize)
+
     def fit_transform(self, X, y=None, S=None, track_objective=False):
         """Factorize X (n_samples, n_features), or K (n, n) with kernel="precomputed";
         return V (n_samples, n_components).
@@ -148,9 +153,7 @@ class CF(MultiplicativeFactorization):
         self._check_n_samples(X.shape[0])
         S, lam = self._affinity(X, S)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
-        rule = LCCFRule(K, self.n_components, S, lam, gamma if lam > 0 else None,
-                        self.loop_normalize)
-        W, V = self._minimize(rule, track_objective).factors
+        W, V = self._minimize(self._rule(K, S, lam, gamma), track_objective).factors
         self.association_ = W
         return V
 

@@ -36,6 +36,8 @@ ALGORITHMS = {
     "gnmf": Algorithm(alg.GNMF, graph="W"),
     "cf": Algorithm(alg.CF),
     "lccf": Algorithm(alg.LCCF, graph="S"),
+    "lcf": Algorithm(alg.LCF),
+    "sparse_nmf": Algorithm(alg.SparseNMF),
 }
 
 

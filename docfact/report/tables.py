@@ -51,6 +51,12 @@ def runtime(folder: Path, manifest: dict) -> str:
     return f">= {cpu / workers / 60:.0f} min (wall time partly unrecorded)"
 
 
+def best_of_words(manifest: dict) -> str:
+    """How a run's result was chosen, when it was the best of several sub-runs; else ''."""
+    n = manifest.get("best_of", 1)
+    return f"; each run the best (by AC) of {n} sub-runs" if n > 1 else ""
+
+
 def write_tables(folder) -> str:
     """Write ac.csv, nmi.csv and tables.md in `folder`; return the Markdown."""
     folder = Path(folder)
@@ -84,7 +90,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
         f"Data: view `{manifest['view']}` ({manifest['documents']} documents, "
         f"{manifest['classes']} classes), weighting `{manifest['weighting']}` on the "
         f"{manifest['weight_on']}; runs per k: {', '.join(map(str, counts))}; seed "
-        f"{manifest['seed']}.",
+        f"{manifest['seed']}{best_of_words(manifest)}.",
         "",
     ]
 

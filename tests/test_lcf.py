@@ -1,0 +1,160 @@
+"""LCF and SparseNMF: monotone updates, objectives against brute force, constraints held."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize as scipy_minimize
+
+from docfact.algorithms import CF, LCF, SparseNMF, polynomial_kernel
+from docfact.algorithms.kernels import DenseKernel, LinearKernel
+from docfact.algorithms.lcf import LCFRule
+from docfact.algorithms.sparse_nmf import SparseNMFRule, l1_for, project
+
+
+@pytest.fixture(scope="module")
+def faces():
+    """Three groups of nonnegative 'images' (rows), scaled to unit norm, and their labels."""
+    rng = np.random.default_rng(11)
+    centers = rng.random((3, 40))
+    X = np.vstack([c + 0.4 * rng.random((12, 40)) for c in centers])
+    return X / np.linalg.norm(X, axis=1, keepdims=True), np.repeat([0, 1, 2], 12)
+
+
+def sparseness(x):
+    """Hoyer's Eq. (1)."""
+    n = len(x)
+    return (np.sqrt(n) - np.abs(x).sum() / np.linalg.norm(x)) / (np.sqrt(n) - 1)
+
+
+def brute_lcf_objective(X, W, V, lam):
+    """Eq. (2) written out: X (N, m) samples as rows, anchors u_k = sum_j w_jk x_j."""
+    U = W.T @ X  # (K, m), the anchors as rows
+    error = np.sum((X - V @ U) ** 2)
+    locality = sum(V[i, k] * np.sum((U[k] - X[i]) ** 2)
+                   for i in range(X.shape[0]) for k in range(U.shape[0]))
+    return error + lam * locality
+
+
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+@pytest.mark.parametrize("lam", [0.0, 0.3, 5.0])
+def test_lcf_objective_never_increases_under_each_update(faces, kernel, lam):
+    X, _ = faces
+    K = LinearKernel(X) if kernel == "linear" else DenseKernel(polynomial_kernel(X))
+    rule = LCFRule(K, 3, lam)
+    W, V = rule.init(np.random.default_rng(0))
+    last = rule.objective((W, V))
+    for _ in range(60):
+        KW = K.dot(W)
+        rule.update_V(W, V, KW)  # Eq. (5)
+        after_V = rule.objective((W, V))
+        rule.update_W(W, V, KW, K.dot(V))  # Eq. (4)
+        after_W = rule.objective((W, V))
+        assert after_V <= last * (1 + 1e-12) and after_W <= after_V * (1 + 1e-12)
+        last = after_W
+
+
+def test_lcf_objective_is_eq_2(faces):
+    X, _ = faces
+    rule = LCFRule(LinearKernel(X), 3, 0.7)
+    W, V = rule.init(np.random.default_rng(1))
+    assert rule.objective((W, V)) == pytest.approx(brute_lcf_objective(X, W, V, 0.7), rel=1e-10)
+
+
+def test_lcf_with_zero_lambda_is_cf(faces):
+    X, _ = faces
+    V_lcf = LCF(3, lam=0.0, random_state=4).fit_transform(X)
+    V_cf = CF(3, loop_normalize=False, random_state=4).fit_transform(X)
+    np.testing.assert_allclose(V_lcf, V_cf, rtol=1e-10, atol=1e-12)
+
+
+def test_locality_term_pulls_anchors_to_the_samples_they_code(faces):
+    """The coding-weighted mean squared distance of samples to their anchors falls as lambda
+    grows: what the locality constraint is for."""
+    X, _ = faces
+
+    def spread(lam):
+        est = LCF(3, lam=lam, n_restarts=1, max_iter=200, random_state=2)
+        V = est.fit_transform(X)
+        U = est.association_.T @ X
+        d = ((X[:, None, :] - U[None, :, :]) ** 2).sum(axis=2)
+        return np.sum(V * d) / np.sum(V)
+
+    assert spread(10.0) < spread(1.0) < spread(0.0)
+
+
+def test_lcf_is_deterministic_and_clusters_separated_data(faces):
+    from docfact.algorithms import KMeans
+    from docfact.metrics import accuracy
+
+    X, y = faces
+    V1 = LCF(3, random_state=5).fit_transform(X)
+    V2 = LCF(3, random_state=5).fit_transform(X)
+    assert np.array_equal(V1, V2)
+    assert accuracy(y, KMeans(3, n_replicates=10, random_state=0).fit(V1).labels_) > 0.9
+
+
+def test_lcf_refuses_a_kernel_with_negative_entries():
+    X = np.array([[1.0, -2.0], [0.5, 1.0], [-1.0, 0.2]])
+    with pytest.raises(ValueError, match="nonnegative"):
+        LCF(2).fit_transform(X)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_projection_is_the_closest_point_with_the_norms(seed):
+    """Hoyer's projection against a general constrained solver (SLSQP, several starts)."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=6)
+    L1, L2 = 1.6, 1.0
+    v = project(s, L1, L2)
+    assert (v >= 0).all()
+    assert v.sum() == pytest.approx(L1) and np.linalg.norm(v) == pytest.approx(L2)
+    cons = [{"type": "eq", "fun": lambda x: x.sum() - L1},
+            {"type": "eq", "fun": lambda x: x @ x - L2**2}]
+    best = min(scipy_minimize(lambda x: np.sum((x - s) ** 2), x0, method="SLSQP",
+                              bounds=[(0, None)] * 6, constraints=cons).fun
+               for x0 in rng.random((20, 6)))
+    assert np.sum((v - s) ** 2) <= best + 1e-6
+
+
+@pytest.mark.parametrize("s_U,s_V", [(None, 0.5), (0.6, None), (0.3, 0.7)])
+def test_sparse_nmf_never_increases_and_holds_the_sparseness(faces, s_U, s_V):
+    X, _ = faces
+    rule = SparseNMFRule(X, 3, s_U, s_V)
+    F = rule.init(np.random.default_rng(3))
+    history = [rule.objective(F)]
+    for _ in range(80):
+        rule.update(F)
+        history.append(rule.objective(F))
+    assert np.all(np.diff(history) <= 1e-12 * np.abs(history[:-1]))
+    assert history[-1] < 0.8 * history[0]  # and it makes progress
+    U, V, _ = F
+    np.testing.assert_allclose(np.linalg.norm(V, axis=0), 1.0)
+    for target, A in ((s_U, U), (s_V, V)):
+        if target is not None:
+            assert [sparseness(A[:, j]) for j in range(3)] == pytest.approx([target] * 3)
+
+
+def test_l1_of_a_sparseness_inverts_eq_1():
+    v = project(np.random.default_rng(0).random(50), l1_for(0.4, 50), 1.0)
+    assert sparseness(v) == pytest.approx(0.4)
+
+
+def test_sparse_nmf_estimator_is_deterministic(faces):
+    X, _ = faces
+    a = SparseNMF(3, sparseness_U=0.5, sparseness_V=None, random_state=1).fit_transform(X)
+    b = SparseNMF(3, sparseness_U=0.5, sparseness_V=None, random_state=1).fit_transform(X)
+    assert np.array_equal(a, b) and a.shape == (36, 3)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"sparseness_V": 1.5}, "sparseness_V must be"),
+    ({"sparseness_U": "high"}, "sparseness_U must be"),
+    ({"sparseness_V": None}, "set sparseness_U or sparseness_V"),
+])
+def test_sparse_nmf_invalid_parameters_are_named(faces, params, message):
+    with pytest.raises(ValueError, match=message):
+        SparseNMF(3, **params).fit_transform(faces[0])
+
+
+def test_lcf_invalid_lambda_is_named(faces):
+    with pytest.raises(ValueError, match="lam must be"):
+        LCF(3, lam=-1).fit_transform(faces[0])
