@@ -19,8 +19,7 @@ from docfact.algorithms.engine import mu_step
 
 
 class LCFRule(LCCFRule):
-    """Update rule of LCF on a kernel operator K with nonnegative entries; CF's starts and
-    normalisation."""
+    """Update rule of LCF on a kernel operator K with nonnegative entries; CF's starts."""
 
     def __init__(self, K, n_components: int, lam: float, loop_normalize: bool = False):
         if K.min() < 0:
@@ -50,6 +49,10 @@ class LCFRule(LCCFRule):
         """Eq. (4), in place; KW = K W, KV = K V."""
         mu_step(W, (1 + self.lam) * KV, KW @ (V.T @ V) + self.lam * KW * V.sum(axis=0))
 
+    def normalize(self, F):
+        """Nothing: Eq. (2) is not invariant under W <- W s, V <- V / s, so the fitted scale
+        of the anchors is part of the solution (CF's unit concepts would move them)."""
+
     def objective(self, F):
         """Eq. (2): reconstruction error plus lambda times the locality term."""
         W, V = F
@@ -66,8 +69,8 @@ class LCF(CF):
 
     lam : float >= 0, lambda, the weight of the locality term (the paper uses 0.3).
     loop_normalize : bool, default False: the locality term is not invariant under rescaling
-        W and V, so V's columns are not normalised inside the loop (CF's code does it); the
-        concepts are normalised at the end, as CF's.
+        W and V, so V's columns are not normalised inside the loop (CF's code does it), nor
+        the concepts at the end: the anchors u_k = X w_k stay where the fit put them.
     kernel, degree, ncw and the engine's parameters: see `CF`.
 
     Attributes: association_ (n, K) = W; n_iter_; objective_.
