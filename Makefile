@@ -29,7 +29,7 @@ reproduce:
 	$(BIN)/docfact report
 
 # LCCF Figs. 1-3 on both corpora, and the graph weights of Eq. 8 against GNMF's (3 runs per k for
-# the sweeps; resumable like the tables).
+# the sweeps; resumable like the tables); LCF Fig. 5 (the bases on three 2-D Gaussians).
 figures:
 	@for c in lccf_tdt2 lccf_reuters; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
@@ -40,6 +40,7 @@ figures:
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.weight=binary,cosine \
 	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
+	$(BIN)/docfact plot anchors > /dev/null
 
 bench:
 	$(BIN)/python bench/bench.py --out bench/RESULTS.md --readme README.md

@@ -73,3 +73,18 @@ def test_convergence_curves(tmp_path):
         h = c["objective"].to_numpy()
         assert len(h) == 41 and np.all(np.diff(h) <= 1e-9 * h[:-1])
     assert (tmp_path / "c/convergence.svg").exists()
+
+
+def test_lcf_anchors_sit_in_the_gaussians_and_nmf_bases_do_not(tmp_path):
+    """LCF Fig. 5: with the locality term each anchor lands near its own Gaussian's centre."""
+    out = tmp_path / "anchors"
+    res = CliRunner().invoke(main, ["plot", "anchors", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(out / "anchors.csv")
+    assert (table.kind == "point").sum() == 150
+    lcf, nmf = table[table.kind == "LCF"], table[table.kind == "NMF"]
+    assert sorted(lcf["label"]) == [0, 1, 2] and (lcf["distance"] < 0.5).all()
+    assert (nmf["distance"] > 2).all()
+    assert (out / "anchors.png").exists() and (out / "anchors.svg").exists()
+    res = CliRunner().invoke(main, ["plot", "anchors", "--lam", "-1", "--out", str(out)])
+    assert res.exit_code == 2 and "--lam must be >= 0" in res.output

@@ -61,3 +61,24 @@ def plot_convergence_command(config_path, k, run_index, iterations, methods, out
     atomic.write_text(folder / "convergence.csv", curves.to_csv(index=False))
     for p in plot_convergence(folder):
         click.echo(p)
+
+
+@plot.command("anchors")
+@click.option("--seed", type=int, default=2011, show_default=True)
+@click.option("--lam", type=float, default=0.3, show_default=True, help="LCF's lambda.")
+@click.option("--out", type=click.Path(file_okay=False), default="results/lcf_anchors",
+              show_default=True, help="Folder.")
+def plot_anchors_command(seed, lam, out):
+    """The bases of NMF and LCF on three 2-D Gaussians (LCF Fig. 5): anchors.csv, .png, .svg."""
+    from docfact import atomic
+    from docfact.errors import ConfigError
+    from docfact.experiment.anchors import anchors
+    from docfact.report.plots import plot_anchors
+
+    if not lam >= 0:
+        raise ConfigError(f"--lam must be >= 0, got {lam}")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic.write_text(folder / "anchors.csv", anchors(seed, lam).to_csv(index=False))
+    for p in plot_anchors(folder):
+        click.echo(p)

@@ -111,3 +111,28 @@ def plot_sweep(csv: Path) -> list:
     paths = save(fig, csv.with_suffix(""))
     plt.close(fig)
     return paths
+
+
+def plot_anchors(folder) -> list:
+    """anchors.png/svg from anchors.csv (LCF Fig. 5): the points, coloured by Gaussian, and
+    each method's bases as black diamonds, a panel a method."""
+    folder = Path(folder)
+    table = pd.read_csv(folder / "anchors.csv")
+    points = table[table.kind == "point"]
+    kinds = [k for k in dict.fromkeys(table["kind"]) if k != "point"]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(4.5 * len(kinds), 4.2), squeeze=False,
+                             constrained_layout=True)
+    for ax, kind in zip(axes[0], kinds, strict=True):
+        ax.scatter(points["x"], points["y"], c=points["label"], cmap="tab10", vmin=0, vmax=9,
+                   s=12)
+        b = table[table.kind == kind]
+        ax.scatter(b["x"], b["y"], marker="D", color="black", s=50)
+        ax.set_title(f"{kind}: mean distance of a basis to its centre "
+                     f"{b['distance'].mean():.2f}", fontsize=9)
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.set_aspect("equal")
+        ax.grid(alpha=0.3)
+    paths = save(fig, folder / "anchors")
+    plt.close(fig)
+    return paths
