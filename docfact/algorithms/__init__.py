@@ -11,6 +11,7 @@ from docfact.algorithms.lcf import LCF
 from docfact.algorithms.nmf import GNMF, NMF
 from docfact.algorithms.sparse_nmf import SparseNMF
 from docfact.algorithms.spectral import LSIKMeans, SpectralClustering
+from docfact.algorithms.symmetric import PSPt, SymmetricNMF
 
-__all__ = ["CF", "GNMF", "LCCF", "LCF", "NMF", "KMeans", "LSIKMeans", "SparseNMF",
-           "SpectralClustering", "knn_graph", "polynomial_kernel"]
+__all__ = ["CF", "GNMF", "LCCF", "LCF", "NMF", "PSPt", "KMeans", "LSIKMeans", "SparseNMF",
+           "SpectralClustering", "SymmetricNMF", "knn_graph", "polynomial_kernel"]

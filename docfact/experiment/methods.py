@@ -38,6 +38,8 @@ ALGORITHMS = {
     "lccf": Algorithm(alg.LCCF, graph="S"),
     "lcf": Algorithm(alg.LCF),
     "sparse_nmf": Algorithm(alg.SparseNMF),
+    "hht": Algorithm(alg.SymmetricNMF),
+    "pspt": Algorithm(alg.PSPt),
 }
 
 

@@ -1,0 +1,169 @@
+"""Factorizations of the document affinity W (N, N): NMF-HHt and NMF-PSPt (Bao et al. 2008).
+
+W = X X^T on unit-length documents is their cosine similarity (the AA affinity); with NC
+weighting it is W~ = D^-1/2 W D^-1/2, D = diag(W 1) (the NC affinity). W is a kernel operator
+(kernels.py): for the linear kernel it is never formed, W Y = X (X^T Y).
+
+HHt (Ding, He, Simon 2005; PSPt paper Eq. 2): min ||W - H H^T||^2 over H >= 0 (N, K),
+    H <- H * (1/2 + W H / (2 H H^T H)).
+PSPt (PSPt paper Eqs. 3-4, 6, 8): min alpha ||W - P S P^T||^2 + beta ||P^T P - I||^2 over
+P >= 0 (N, K) and diagonal S >= 0, alpha = eta / N^2, beta = (1 - eta) / K^2,
+    P <- P * ((alpha W P S + beta P) / (alpha P S P^T P S + beta P P^T P))^(1/4)      (6)
+    S_kk <- S_kk (P^T W P)_kk / (P^T P S P^T P)_kk                                    (8)
+(Eq. 6 prints beta [P^T P]_ik in the denominator; its auxiliary function, Eq. 7, gives
+[P P^T P]_ik, used here.) Either factor's row argmax is the cluster of a document.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from docfact.algorithms._validation import check_float, check_option
+from docfact.algorithms.base import MultiplicativeFactorization, check_data
+from docfact.algorithms.engine import EPS, mu_step, sq_norm
+from docfact.algorithms.kernels import LinearKernel, affinity
+
+
+def affinity_sq_norm(W) -> float:
+    """||W||_F^2 of a kernel operator (for the linear kernel from the sparse product X X^T)."""
+    if isinstance(W, LinearKernel):
+        return sq_norm(W.X @ W.Xt)
+    return sq_norm(W.dense())
+
+
+class HHtRule:
+    """Update rule of NMF-HHt on the affinity operator W. A start is (H,)."""
+
+    loop_normalize = None
+
+    def __init__(self, W, n_components: int):
+        self.W, self.k = W, n_components
+        self.sq_norm_W = affinity_sq_norm(W)
+
+    def init(self, rng):
+        return (rng.random((self.W.n, self.k)),)
+
+    def update(self, F):
+        (H,) = F
+        WH = self.W.dot(H)
+        den = 2 * H @ (H.T @ H)
+        np.maximum(den, EPS, out=den)
+        H *= 0.5 + WH / den
+
+    def objective(self, F):
+        """||W - H H^T||^2 = ||W||^2 - 2 tr(H^T W H) + ||H^T H||^2."""
+        (H,) = F
+        HtH = H.T @ H
+        return float(self.sq_norm_W - 2 * np.sum(H * self.W.dot(H)) + np.sum(HtH * HtH))
+
+    def normalize(self, F):
+        """Nothing: W fixes the scale of H."""
+
+
+class PSPtRule:
+    """Update rule of NMF-PSPt on the affinity operator W. A start is (P, s), s (1, K) the
+    diagonal of S."""
+
+    loop_normalize = None
+
+    def __init__(self, W, n_components: int, eta: float):
+        self.W, self.k = W, n_components
+        self.alpha, self.beta = eta / W.n**2, (1 - eta) / n_components**2
+        self.sq_norm_W = affinity_sq_norm(W)
+
+    def init(self, rng):
+        return rng.random((self.W.n, self.k)), rng.random((1, self.k))
+
+    def update(self, F):
+        self.update_P(*F)
+        self.update_S(*F)
+
+    def update_P(self, P, s):
+        """Eq. (6), in place."""
+        a, b = self.alpha, self.beta
+        WP, PtP = self.W.dot(P), P.T @ P
+        den = a * (P * s) @ (PtP * s) + b * P @ PtP
+        np.maximum(den, EPS, out=den)
+        P *= np.sqrt(np.sqrt((a * WP * s + b * P) / den))
+
+    def update_S(self, P, s):
+        """Eq. (8), in place: s_k <- s_k (P^T W P)_kk / (P^T P S P^T P)_kk."""
+        PtP = P.T @ P
+        mu_step(s, np.sum(P * self.W.dot(P), axis=0, keepdims=True), s @ (PtP * PtP))
+
+    def objective(self, F):
+        """Eq. (4): alpha ||W - P S P^T||^2 + beta ||P^T P - I||^2."""
+        P, s = F
+        PtP = P.T @ P
+        fit = self.sq_norm_W - 2 * np.sum(s * P * self.W.dot(P)) + np.sum(
+            (s.T * s) * PtP * PtP)
+        return float(self.alpha * fit + self.beta * np.sum((PtP - np.eye(self.k)) ** 2))
+
+    def normalize(self, F):
+        """Nothing: W and the orthogonality term fix the scale of P and S."""
+
+
+class _AffinityFactorization(MultiplicativeFactorization):
+    """Shared parameters of the factorizations of the document affinity.
+
+    kernel : "linear" (W = X X^T, the cosine similarity of unit-length documents) or
+        "precomputed" (X is W, (n, n)).
+    ncw : bool, factorize the NC-weighted affinity D^-1/2 W D^-1/2 (the NC-... rows).
+    See `MultiplicativeFactorization` for the engine's parameters.
+    """
+
+    def __init__(self, n_components, *, kernel="linear", ncw=False, n_restarts=10, min_iter=30,
+                 max_iter=100, tol=1e-5, random_state=None):
+        super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
+                         max_iter=max_iter, tol=tol, random_state=random_state)
+        self.kernel = kernel
+        self.ncw = ncw
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_option("kernel", self.kernel, ("linear", "precomputed"))
+        check_option("ncw", self.ncw, (False, True))
+
+    def fit_transform(self, X, y=None, track_objective=False):
+        """Factorize the affinity of X (n_samples, n_features), or X itself (n, n) with
+        kernel="precomputed"; return the document factor (n_samples, n_components)."""
+        X = check_data(X)
+        self._check_n_samples(X.shape[0])
+        if self.kernel == "precomputed" and sp.issparse(X):
+            X = X.toarray()
+        W, _ = affinity(X, self.kernel, ncw=self.ncw)
+        return self._minimize(self._rule(W), track_objective).factors[0]
+
+
+class SymmetricNMF(_AffinityFactorization):
+    """NMF-HHt (Ding, He, Simon 2005): W ~ H H^T, H >= 0; returns H (n_samples, K).
+
+    AA-HHt with the default affinity, NC-HHt with ncw=True (PSPt paper, Tables 2-3).
+    """
+
+    def _rule(self, W):
+        return HHtRule(W, self.n_components)
+
+
+class PSPt(_AffinityFactorization):
+    """NMF-PSPt (Bao et al. 2008, Eq. 4): W ~ P S P^T, P >= 0, P^T P ~ I; returns P
+    (n_samples, K).
+
+    eta : float in (0, 1], the weight of the fit against the orthogonality term (0.8 in the
+        paper). AA-PSPt with the default affinity, NC-PSPt with ncw=True.
+    """
+
+    def __init__(self, n_components, *, eta=0.8, kernel="linear", ncw=False, n_restarts=10,
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None):
+        super().__init__(n_components, kernel=kernel, ncw=ncw, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+        self.eta = eta
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_float("eta", self.eta)
+        if not 0 < self.eta <= 1:
+            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
+
+    def _rule(self, W):
+        return PSPtRule(W, self.n_components, self.eta)
