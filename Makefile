@@ -29,7 +29,8 @@ reproduce:
 	$(BIN)/docfact report
 
 # LCCF Figs. 1-3 on both corpora, and the graph weights of Eq. 8 against GNMF's (3 runs per k for
-# the sweeps; resumable like the tables); LCF Fig. 5 (the bases on three 2-D Gaussians).
+# the sweeps; resumable like the tables); LCF's lambda and SparseNMF's unstated sparseness (3 runs
+# at k = 3, 6, 9); LCF Fig. 5 (the bases on three 2-D Gaussians); PSPt's eta (3 runs at k = 3, 6, 9).
 figures:
 	@for c in lccf_tdt2 lccf_reuters; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
@@ -40,7 +41,17 @@ figures:
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.weight=binary,cosine \
 	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
+	@for c in lcf_yale lcf_orl; do \
+	  $(BIN)/docfact sweep configs/$$c.yaml --param LCF.lambda=0,0.1,0.3,1,3 --baselines NMF \
+	    --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
+	done
+	$(BIN)/docfact sweep configs/lcf_yale.yaml --param SparseNMF.sparseness_V=0.3,0.5,0.7 \
+	  --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null
 	$(BIN)/docfact plot anchors > /dev/null
+	@for c in pspt_tdt2 pspt_reuters; do \
+	  $(BIN)/docfact sweep configs/$$c.yaml --param pspt.eta=0.8,0.99,0.999,1 \
+	    --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
+	done
 
 bench:
 	$(BIN)/python bench/bench.py --out bench/RESULTS.md --readme README.md

@@ -118,13 +118,23 @@ def test_running_mean_stopping_rule(data):
     est.fit_transform(X)
     h = est.objective_
     assert len(h) == est.n_iter_ + 1
-    # replay the rule: mean <- 0.1 mean + 0.9 obj from 10 obj_0; it stops at the first
-    # iteration where (mean - obj) / mean < tol, and not before
+    # replay the rule: mean <- 0.1 mean + 0.9 obj from 10 obj_0, past min_iter = 30
+    # iterations; it stops at the first iteration where (mean - obj) / mean < tol, and not before
     mean, gaps = 10 * h[0], []
-    for obj in h[1:]:
+    for obj in h[31:]:
         mean = 0.1 * mean + 0.9 * obj
         gaps.append((mean - obj) / mean)
     assert gaps[-1] < 1e-5 and all(g >= 1e-5 for g in gaps[:-1])
+
+
+def test_running_mean_rule_waits_for_min_iter(data):
+    """The rule is not applied before min_iter iterations, also with a single start."""
+    X, _ = data
+    free = NMF(3, max_iter=None, n_restarts=1, min_iter=0, random_state=0)
+    free.fit_transform(X)
+    gated = NMF(3, max_iter=None, n_restarts=1, min_iter=free.n_iter_ + 20, random_state=0)
+    gated.fit_transform(X)
+    assert gated.n_iter_ > free.n_iter_ + 20
 
 
 @pytest.mark.parametrize("bad", [{"lam": -1.0}, {"p": 0}, {"weight": "heat"}, {"n_restarts": 0},

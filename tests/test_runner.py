@@ -339,3 +339,12 @@ def test_best_of_keeps_the_sub_run_of_highest_ac(tmp_path):
     raw["protocol"]["best_of"] = 1  # another protocol: not mixed into these records
     path.write_text(yaml.safe_dump(raw))
     assert run_cli("run", path, "--out", out, "--quiet").exit_code == 2
+
+
+def test_images_reach_the_methods_dense_and_documents_sparse():
+    rng = np.random.default_rng(0)
+    images = sp.csr_matrix(rng.random((20, 50)))
+    documents = sp.random(20, 500, density=0.01, format="csr", random_state=1)
+    assert isinstance(registry.Artefacts(images).X, np.ndarray)
+    np.testing.assert_array_equal(registry.Artefacts(images).X, images.toarray())
+    assert registry.Artefacts(documents).X is documents

@@ -11,7 +11,9 @@ following the reference code (GNMF.m / LCCF.m):
 2. the start with the lowest objective is continued;
 3. until `max_iter` iterations in all (the published tables used a fixed maximum), or, with
    `max_iter=None`, until the running mean of the objective stops decreasing:
-   mean <- 0.1 mean + 0.9 obj, stop when (mean - obj) / mean < tol;
+   mean <- 0.1 mean + 0.9 obj, stop when (mean - obj) / mean < tol, a rule applied only past
+   `min_iter` iterations, also for a single start (as the reference code gates it): early
+   plateaus would stop a start long before convergence (CF on ORL faces: at 13 iterations);
 4. the factors are normalised at the end (e.g. unit columns of U, V rescaled).
 The rule is only the algorithm box: update equations, objective, normalisation.
 """
@@ -117,7 +119,7 @@ def minimize(
         if track_objective or max_iter is None:
             obj = float(rule.objective(F))
             history.append(obj)
-            if max_iter is None:
+            if max_iter is None and n_iter > min_iter:
                 mean_fit = 0.1 * mean_fit + 0.9 * obj
                 if (mean_fit - obj) / mean_fit < tol:
                     break
