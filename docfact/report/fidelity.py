@@ -70,8 +70,12 @@ def rows_of(folder: Path) -> tuple:
     return out, info
 
 
+PAPERS = {"pspt": "NMF-PSPt"}  # names the upper-cased config prefix would spell otherwise
+
+
 def paper_of(name: str) -> str:
-    return name.split("_")[0].upper()
+    prefix = name.split("_")[0]
+    return PAPERS.get(prefix, prefix.upper())
 
 
 def write_report(results: Path, readme: Path | None = None) -> str:
