@@ -12,6 +12,7 @@ multiplicative update. V's columns keep unit L2 norm (the scale lives in U), as 
 import numpy as np
 
 from docfact.algorithms import engine
+from docfact.algorithms._validation import check_float
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.nmf import GNMFRule
 
@@ -126,11 +127,8 @@ class SparseNMF(MultiplicativeFactorization):
 
     def _validate_params(self):
         super()._validate_params()
-        for name in ("sparseness_U", "sparseness_V"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, (int, float))
-                                          and not isinstance(value, bool) and 0 <= value <= 1):
-                raise ValueError(f"{name} must be a number in [0, 1] or None, got {value!r}")
+        check_float("sparseness_U", self.sparseness_U, 0.0, 1.0, allow_none=True)
+        check_float("sparseness_V", self.sparseness_V, 0.0, 1.0, allow_none=True)
         if self.sparseness_U is None and self.sparseness_V is None:
             raise ValueError("set sparseness_U or sparseness_V (else this is NMF)")
 
