@@ -11,16 +11,12 @@ from docfact.algorithms.graphs import degrees
 from docfact.algorithms.kernels import DenseKernel, LinearKernel, ncw_scaling
 from docfact.algorithms.spectral import top_eigenvectors
 from docfact.metrics import accuracy
+from tests.synthetic import three_topics
 
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(3)
-    centers = rng.random((3, 30)) * (rng.random((3, 30)) < 0.3)
-    X = np.vstack([c + 0.3 * rng.random((15, 30)) * (rng.random((15, 30)) < 0.2)
-                   for c in centers])
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    return sp.csr_matrix(X), np.repeat([0, 1, 2], 15)
+    return three_topics(3, n_terms=30, per_class=15, noise=0.3)
 
 
 def history(est, X, **fit):

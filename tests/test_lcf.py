@@ -8,6 +8,7 @@ from docfact.algorithms import CF, LCF, SparseNMF, polynomial_kernel
 from docfact.algorithms.kernels import DenseKernel, LinearKernel
 from docfact.algorithms.lcf import LCFRule
 from docfact.algorithms.sparse_nmf import SparseNMFRule, l1_for, project
+from tests.synthetic import objective_history
 
 
 @pytest.fixture(scope="module")
@@ -123,10 +124,7 @@ def test_sparse_nmf_never_increases_and_holds_the_sparseness(faces, s_U, s_V):
     X, _ = faces
     rule = SparseNMFRule(X, 3, s_U, s_V)
     F = rule.init(np.random.default_rng(3))
-    history = [rule.objective(F)]
-    for _ in range(80):
-        rule.update(F)
-        history.append(rule.objective(F))
+    history = objective_history(rule, F, 80)
     assert np.all(np.diff(history) <= 1e-12 * np.abs(history[:-1]))
     assert history[-1] < 0.8 * history[0]  # and it makes progress
     U, V, _ = F

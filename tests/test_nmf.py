@@ -8,17 +8,13 @@ from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
 from docfact.algorithms.engine import minimize
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 from docfact.algorithms.nmf import GNMFRule
+from tests.synthetic import three_topics
 
 
 @pytest.fixture(scope="module")
 def data():
     """Three noisy nonnegative clusters of 'documents' (rows), sparse, unit rows."""
-    rng = np.random.default_rng(1)
-    centers = rng.random((3, 40)) * (rng.random((3, 40)) < 0.3)
-    X = np.vstack([c + 0.2 * rng.random((20, 40)) * (rng.random((20, 40)) < 0.2)
-                   for c in centers])
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    return sp.csr_matrix(X), np.repeat([0, 1, 2], 20)
+    return three_topics(1, n_terms=40, per_class=20, noise=0.2)
 
 
 def dense_objective(X, U, V, lam=0.0, W=None):

@@ -2,23 +2,18 @@
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from docfact.algorithms import PSPt, SymmetricNMF
 from docfact.algorithms.kernels import DenseKernel, affinity
 from docfact.algorithms.symmetric import HHtRule, PSPtRule
 from docfact.metrics import accuracy
+from tests.synthetic import objective_history, three_topics
 
 
 @pytest.fixture(scope="module")
 def docs():
     """Three topics of sparse unit-length 'documents' and their labels."""
-    rng = np.random.default_rng(3)
-    centers = rng.random((3, 30)) * (rng.random((3, 30)) < 0.3)
-    X = np.vstack([c + 0.3 * rng.random((15, 30)) * (rng.random((15, 30)) < 0.2)
-                   for c in centers])
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    return sp.csr_matrix(X), np.repeat([0, 1, 2], 15)
+    return three_topics(3, n_terms=30, per_class=15, noise=0.3)
 
 
 def dense_affinity(X, ncw):
@@ -34,10 +29,7 @@ def test_hht_objective_never_increases_and_is_the_frobenius_error(docs, ncw):
     W, _ = affinity(docs[0], ncw=ncw)
     rule = HHtRule(W, 3)
     F = rule.init(np.random.default_rng(0))
-    history = [rule.objective(F)]
-    for _ in range(100):
-        rule.update(F)
-        history.append(rule.objective(F))
+    history = objective_history(rule, F, 100)
     assert np.all(np.diff(history) <= 1e-12 * np.abs(history[:-1]))
     (H,) = F
     brute = np.sum((dense_affinity(docs[0], ncw) - H @ H.T) ** 2)

@@ -1,0 +1,24 @@
+"""Small synthetic data and a replay of update rules, shared by the algorithm tests."""
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def three_topics(seed: int, n_terms: int, per_class: int, noise: float) -> tuple:
+    """(X sparse (3 per_class, n_terms), labels): three noisy nonnegative clusters of
+    'documents', each row scaled to unit length."""
+    rng = np.random.default_rng(seed)
+    centers = rng.random((3, n_terms)) * (rng.random((3, n_terms)) < 0.3)
+    X = np.vstack([c + noise * rng.random((per_class, n_terms))
+                   * (rng.random((per_class, n_terms)) < 0.2) for c in centers])
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return sp.csr_matrix(X), np.repeat([0, 1, 2], per_class)
+
+
+def objective_history(rule, F, iterations: int) -> np.ndarray:
+    """The rule's objective at F and after each of `iterations` updates of F (in place)."""
+    history = [rule.objective(F)]
+    for _ in range(iterations):
+        rule.update(F)
+        history.append(rule.objective(F))
+    return np.array(history)
