@@ -15,7 +15,6 @@ P >= 0 (N, K) and diagonal S >= 0, alpha = eta / N^2, beta = (1 - eta) / K^2,
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from docfact.algorithms._validation import check_float, check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
@@ -128,8 +127,6 @@ class _AffinityFactorization(MultiplicativeFactorization):
         kernel="precomputed"; return the document factor (n_samples, n_components)."""
         X = check_data(X)
         self._check_n_samples(X.shape[0])
-        if self.kernel == "precomputed" and sp.issparse(X):
-            X = X.toarray()
         W, _ = affinity(X, self.kernel, ncw=self.ncw)
         return self._minimize(self._rule(W), track_objective).factors[0]
 
