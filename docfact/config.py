@@ -5,7 +5,8 @@ A config is one table of a paper:
     name: gnmf_tdt2
     title: GNMF report, Table 2 - clustering performance on TDT2
     data: {view: gnmf_tdt2, weighting: tfidf, weight_on: subset}
-    protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of
+    protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of;
+                                               # labelled: t, see Config.labelled
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
     methods:
       GNMF: {algorithm: gnmf, lam: 10, p: 5}   # display name -> algorithm + parameters
@@ -47,6 +48,7 @@ class Config:
     runs: int
     seed: int
     best_of: int  # each run of a method is the best (highest AC) of this many sub-runs
+    labelled: float | None  # fraction of each class labelled for the semi-supervised methods
     methods: tuple  # of Method
     layout: str
     unit: str
@@ -65,6 +67,8 @@ class Config:
                "methods": [[m.name, m.algorithm, m.params, m.labels] for m in self.methods]}
         if self.best_of > 1:
             key["best_of"] = self.best_of
+        if self.labelled is not None:
+            key["labelled"] = self.labelled
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
@@ -167,6 +171,7 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     return Config(name, raw.get("title", name), view, raw["data"].get("weighting", "tfidf"),
                   raw["data"].get("weight_on", "subset"), k, raw["protocol"]["runs"],
                   raw["protocol"].get("seed", 0), raw["protocol"].get("best_of", 1),
+                  _labelled(raw["protocol"].get("labelled"), methods, f"{where}: protocol.labelled"),
                   tuple(methods),
                   report.get("layout", "k_by_method"), report.get("unit", "percent"),
                   _groups(report.get("groups"), f"{where}: report.groups", names),
@@ -210,8 +215,11 @@ def _reason(error) -> str:
         kinds = error.validator_value if isinstance(error.validator_value, list) else [
             error.validator_value]
         return f"must be {' or '.join(TYPE_WORDS[t] for t in kinds)}; {got}"
-    if error.validator in ("minimum", "minItems", "maxItems", "uniqueItems", "minProperties"):
+    if error.validator in ("minimum", "exclusiveMinimum", "exclusiveMaximum", "minItems",
+                           "maxItems", "uniqueItems", "minProperties"):
         words = {"minimum": f">= {error.validator_value}",
+                 "exclusiveMinimum": f"> {error.validator_value}",
+                 "exclusiveMaximum": f"< {error.validator_value}",
                  "minItems": f"a list of at least {error.validator_value} items",
                  "maxItems": f"a list of at most {error.validator_value} items",
                  "uniqueItems": "a list without repeated values",
@@ -264,6 +272,17 @@ def _k_values(value, where) -> tuple:
     if not 2 <= low <= high:
         raise ConfigError(f"{where}: the range 'a..b' needs 2 <= a <= b, got {value!r}")
     return tuple(range(low, high + 1))
+
+
+def _labelled(fraction, methods, where: str):
+    """protocol.labelled, required by (and only by) configs with semi-supervised methods."""
+    semi = [m.name for m in methods if m.semi_supervised]
+    if semi and fraction is None:
+        raise ConfigError(f"{where}: the semi-supervised method(s) {', '.join(semi)} need the "
+                          "fraction of each class to label, e.g. labelled: 0.02")
+    if fraction is not None and not semi:
+        raise ConfigError(f"{where}: no method of this config uses labels")
+    return fraction
 
 
 def _labels(value) -> dict:

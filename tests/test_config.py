@@ -23,6 +23,13 @@ GOOD = ("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: tfidf\n"
     (("{algorithm: kmeans}", "{labels: argmax}"), "line 7 (methods.KM): missing key 'algorithm'"),
     (("name: x", "name: a b"), "line 1 (name): must be letters, digits, '_', '-' or '.'"),
     (("k: [2]", "k: [2, 40]"), "(protocol.k): k=40 exceeds the 30 classes of view 'gnmf_tdt2'"),
+    (("{algorithm: kmeans}", "{algorithm: rcf}"),
+     "line 5 (protocol.labelled): the semi-supervised method(s) KM need the fraction"),
+    (("runs: 1", "runs: 1, labelled: 0.1"),
+     "line 5 (protocol.labelled): no method of this config uses labels"),
+    (("runs: 1", "runs: 1, labelled: 2"), "line 5 (protocol.labelled): must be < 1; got 2"),
+    (("{algorithm: kmeans}", "{algorithm: kmeans, labels: {rule: kmeans, metric: l1}}"),
+     "line 7 (methods.KM.labels.metric): must be one of euclidean, cosine; got 'l1'"),
 ])
 def test_schema_errors_name_line_key_and_allowed_values(tmp_path, edit, expected):
     path = tmp_path / "c.yaml"

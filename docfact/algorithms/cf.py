@@ -34,7 +34,7 @@ class LCCFRule:
         self.k = n_components
         self.lam = lam if S is not None else 0.0
         if self.lam > 0:
-            S = sp.csr_matrix(S)
+            S = S if isinstance(S, np.ndarray) else sp.csr_matrix(S)  # RCF's W~ is dense
             d = degrees(S)
             if gamma is not None:  # L' = G^-1 L G^-1: S' = G^-1 S G^-1, D' = G^-2 D
                 inv = sp.diags(1.0 / gamma)
@@ -63,14 +63,22 @@ class LCCFRule:
             return
         KWs = self.K.dot_all([W for W, _ in Fs])
         for (W, V), KW in zip(Fs, KWs, strict=True):
-            num, den = KW, V @ (W.T @ KW)
-            if self.lam > 0:
-                num = num + self.S @ V
-                den = den + self.d[:, None] * V
-            mu_step(V, num, den)  # Eq. (18)
+            mu_step(V, *self.penalize(V, KW, V @ (W.T @ KW)))  # Eq. (18)
         KVs = self.K.dot_all([V for _, V in Fs])
         for (W, V), KW, KV in zip(Fs, KWs, KVs, strict=True):
             mu_step(W, KV, KW @ (V.T @ V))  # Eq. (17)
+
+    def penalize(self, V, num, den) -> tuple:
+        """(num, den) of the V update with the regulariser's parts added: lambda S V to the
+        numerator, lambda D V to the denominator (Eq. 18); for the rules that add terms."""
+        if self.lam > 0:
+            num = num + self.S @ V
+            den = den + self.d[:, None] * V
+        return num, den
+
+    def penalty(self, V) -> float:
+        """The regulariser's value: lambda tr(V^T L V)."""
+        return graph_term(V, self.S, self.d) if self.lam > 0 else 0.0
 
     def _update_signed(self, W, V):
         """Eqs. (28) then (25): Theorem 2's update for K with negative entries."""
@@ -89,9 +97,7 @@ class LCCFRule:
         W, V = F
         KW = self.K.dot(W)
         obj = self.trace_K - 2 * np.sum(V * KW) + np.sum((W.T @ KW) * (V.T @ V))
-        if self.lam > 0:
-            obj += graph_term(V, self.S, self.d)
-        return float(obj)
+        return float(obj + self.penalty(V))
 
     def normalize(self, F):
         """Concepts to unit norm, ||u_k||^2 = w_k^T K w_k = 1, V rescaled (W V^T unchanged)."""
@@ -134,11 +140,12 @@ class CF(MultiplicativeFactorization):
         check_kernel_params(self.kernel, self.degree, self.ncw)
         check_option("loop_normalize", self.loop_normalize, (False, True))
 
-    def _affinity(self, X, S):
-        """(S, lambda) of the graph regulariser: none for CF."""
+    def _affinity(self, X, S, y):
+        """(S, lambda) of the graph regulariser: none for CF. y: labels, for the
+        semi-supervised rules."""
         return None, 0.0
 
-    def _rule(self, K, S, lam, gamma):
+    def _rule(self, K, S, lam, gamma, y):
         """The update rule on the (weighted) kernel K; gamma the NC scaling, or None."""
         return LCCFRule(K, self.n_components, S, lam, gamma if lam > 0 else None,
                         self.loop_normalize)
@@ -151,9 +158,9 @@ class CF(MultiplicativeFactorization):
         """
         X = check_data(X, nonnegative=False)  # kernels with negative entries: Section 3.5
         self._check_n_samples(X.shape[0])
-        S, lam = self._affinity(X, S)
+        S, lam = self._affinity(X, S, y)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
-        W, V = self._minimize(self._rule(K, S, lam, gamma), track_objective).factors
+        W, V = self._minimize(self._rule(K, S, lam, gamma, y), track_objective).factors
         self.association_ = W
         return V
 
@@ -183,7 +190,7 @@ class LCCF(CF):
         super()._validate_params()
         check_graph_params(self.lam, self.p, self.weight)
 
-    def _affinity(self, X, S):
+    def _affinity(self, X, S, y):
         if S is None and self.kernel == "precomputed":
             raise ValueError("with kernel='precomputed', pass the graph S to fit_transform")
         return check_graph(X, S, self.p, self.weight), self.lam

@@ -7,6 +7,7 @@ p nearest neighbours. For L2-normalised rows this is the cosine-similarity neigh
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import splu
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 
@@ -58,3 +59,74 @@ def check_graph(X, S, p: int, weight: str) -> sp.csr_matrix:
     if S.shape != (n, n):
         raise ValueError(f"the graph must be ({n}, {n}), got {S.shape}")
     return sp.csr_matrix(S)
+
+
+def check_partial_labels(y, n: int) -> np.ndarray:
+    """y (n,) as integers, -1 for the unlabelled samples (scikit-learn's semi-supervised
+    convention); ValueError unless some sample is labelled."""
+    if y is None:
+        raise ValueError("this method is semi-supervised: pass y, with -1 for unlabelled samples")
+    y = np.asarray(y)
+    if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer):
+        raise ValueError(f"y must be {n} integer labels (-1 = unlabelled), got shape {y.shape}")
+    if (y < 0).all():
+        raise ValueError("y labels no sample")
+    return y
+
+
+def pair_constraints(y: np.ndarray) -> tuple:
+    """(M, C), sparse (n, n): M_ij = 1 for the must-link pairs (i != j labelled alike), C_ij = 1
+    for the cannot-link pairs (labelled differently), from partial labels y (-1 = unlabelled)."""
+    n = len(y)
+    idx = np.flatnonzero(y >= 0)
+    same = y[idx][:, None] == y[idx][None, :]
+    np.fill_diagonal(same, False)
+    differ = y[idx][:, None] != y[idx][None, :]
+    return tuple(sp.csr_matrix((np.ones(mask.sum()), (idx[mask.nonzero()[0]],
+                                                      idx[mask.nonzero()[1]])), shape=(n, n))
+                 for mask in (same, differ))
+
+
+def labelled_graph(W, y: np.ndarray) -> sp.csr_matrix:
+    """SemiLCCF's graph (LCCF paper Section 3.4): the labelled x labelled block of the p-NN
+    affinity W (n, n) overwritten, 1 for every pair of one class, 0 for pairs of different
+    classes; diagonal zero; symmetric."""
+    M, C = pair_constraints(y)
+    W = sp.csr_matrix(W, copy=True)
+    W = W - W.multiply(C) - W.multiply(M) + M  # both blocks cleared, must-links set to 1
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return sp.csr_matrix(W.maximum(W.T))
+
+
+def propagate_constraints(W, y: np.ndarray, alpha: float) -> np.ndarray:
+    """E2CP (Lu & Ip 2010) as RCF Section 3.1 uses it: F* (n, n), the limit of the vertical
+    then the horizontal propagation of Z (RCF Eq. 9: +1 same class, -1 different classes, 0
+    unknown) over S = D^-1/2 W D^-1/2 (W the p-NN affinity, zero diagonal):
+        F* = (1 - alpha)^2 (I - alpha S)^-1 Z (I - alpha S)^-1,   |F*_ij| <= 1.
+    Z = E Y (2 I - 1 1^T) Y^T E^T (E selects the labelled samples, Y their one-hot classes),
+    so F* = (1 - alpha)^2 G (2 I - 1 1^T) G^T with G = (I - alpha S)^-1 E Y: one sparse
+    solve per class instead of the n x n inverse."""
+    n = len(y)
+    d = degrees(W)
+    g = 1.0 / np.sqrt(np.maximum(d, np.finfo(float).tiny))
+    S = sp.diags(g) @ sp.csr_matrix(W) @ sp.diags(g)
+    idx = np.flatnonzero(y >= 0)
+    classes, codes = np.unique(y[idx], return_inverse=True)
+    EY = sp.csr_matrix((np.ones(len(idx)), (idx, codes)), shape=(n, len(classes)))
+    G = splu(sp.csc_matrix(sp.identity(n) - alpha * S)).solve(EY.toarray())
+    G *= 1 - alpha
+    F = 2 * (G @ G.T)
+    s = G.sum(axis=1)
+    F -= np.outer(s, s)
+    return F
+
+
+def constrained_weights(W, F: np.ndarray) -> np.ndarray:
+    """RCF Eq. (11), dense (n, n): W~_ij = 1 - (1 - f_ij)(1 - w_ij) where f_ij >= 0, and
+    (1 + f_ij) w_ij where f_ij < 0; i.e. W~ = max(F, 0) + W * (1 - |F|). F is overwritten."""
+    W = sp.coo_matrix(W)
+    kept = W.data * (1 - np.abs(F[W.row, W.col]))
+    np.maximum(F, 0, out=F)
+    np.add.at(F, (W.row, W.col), kept)
+    return F

@@ -89,5 +89,5 @@ class LCF(CF):
         super()._validate_params()
         check_float("lam", self.lam)
 
-    def _rule(self, K, S, lam, gamma):
+    def _rule(self, K, S, lam, gamma, y):
         return LCFRule(K, self.n_components, self.lam, self.loop_normalize)

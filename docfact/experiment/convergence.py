@@ -5,8 +5,7 @@ from threadpoolctl import threadpool_limits
 
 from docfact.config import Config
 from docfact.errors import ConfigError
-from docfact.experiment.methods import Artefacts
-from docfact.experiment.runner import base_matrix, draw, load_view, prepare
+from docfact.experiment.runner import artefacts, base_matrix, draw, load_view, prepare
 from docfact.experiment.sampling import method_seed
 
 
@@ -19,13 +18,13 @@ def convergence(config: Config, k: int, run: int, iterations: int, names=None) -
         raise ConfigError(f"--methods: choose among the factorizations of {config.name}: "
                           + ", ".join(m.name for m in config.methods if m.factorizes))
     corpus = load_view(config)
-    X, _, _ = draw(config, base_matrix(config, corpus), corpus.y, k, run)
+    X, y, _ = draw(config, base_matrix(config, corpus), corpus.y, k, run)
     rows = []
     with threadpool_limits(1):
-        artefacts = Artefacts(prepare(config, X))
+        shared = artefacts(config, prepare(config, X), y, k, run)
         for m in methods:
             seed = int(method_seed(config.seed, k, run, m.name).generate_state(1)[0])
-            est, _ = m.fit(artefacts, k, seed, track_objective=True, n_restarts=1, min_iter=0,
+            est, _ = m.fit(shared, k, seed, track_objective=True, n_restarts=1, min_iter=0,
                            max_iter=iterations)
             rows += [{"method": m.name, "iteration": i, "objective": obj}
                      for i, obj in enumerate(est.objective_)]

@@ -19,6 +19,7 @@ class Algorithm:
     """An estimator class; `clusters` if it predicts labels itself, else it returns V.
 
     graph: the name of the fit parameter that takes the run's shared p-NN graph, if any.
+    semi_supervised: fit with the run's partial labels y (-1 for the unlabelled samples).
     Estimators with a `kernel` parameter other than "linear" get the run's shared kernel matrix
     (kernel="precomputed").
     """
@@ -26,6 +27,7 @@ class Algorithm:
     estimator: type
     clusters: bool = False
     graph: str | None = None
+    semi_supervised: bool = False
 
 
 ALGORITHMS = {
@@ -40,6 +42,11 @@ ALGORITHMS = {
     "sparse_nmf": Algorithm(alg.SparseNMF),
     "hht": Algorithm(alg.SymmetricNMF),
     "pspt": Algorithm(alg.PSPt),
+    "ccf": Algorithm(alg.CCF, semi_supervised=True),
+    "semi_lccf": Algorithm(alg.SemiLCCF, graph="S", semi_supervised=True),
+    "cnpcf": Algorithm(alg.CNPCF, graph="S", semi_supervised=True),
+    "gdcf": Algorithm(alg.GDCF, graph="S", semi_supervised=True),
+    "rcf": Algorithm(alg.RCF, graph="S", semi_supervised=True),
 }
 
 
@@ -48,11 +55,14 @@ DENSE_ABOVE = 0.5  # fill above which the data go to the methods dense (images, 
 
 class Artefacts:
     """What one run builds once and hands to every method: the weighted data, its graphs and
-    its kernel matrices. Data with few zeros (face images) are handed over as a dense array:
-    BLAS products are several times faster on them than sparse ones."""
+    its kernel matrices, and the partial labels y of the semi-supervised methods (-1 for the
+    unlabelled samples; None when the protocol labels none). Data with few zeros (face images)
+    are handed over as a dense array: BLAS products are several times faster on them than
+    sparse ones."""
 
-    def __init__(self, X: sp.csr_matrix):
+    def __init__(self, X: sp.csr_matrix, y_partial=None):
         self.X = X.toarray() if X.nnz > DENSE_ABOVE * X.shape[0] * X.shape[1] else X
+        self.y_partial = y_partial
         self._cache = {}
 
     def _get(self, key, build):
@@ -75,7 +85,8 @@ class Method:
 
     labels: {"rule": "kmeans", "replicates": R} (k-means on the rows of V, as the reference code;
     with "normalize_rows": true on the rows scaled to unit length, which removes the per-document
-    scale that NC weighting leaves in V) or {"rule": "argmax"} (cluster of document i =
+    scale that NC weighting leaves in V; with "metric": "cosine" k-means with the cosine
+    distance, as the RCF paper) or {"rule": "argmax"} (cluster of document i =
     argmax_j V_ij); ignored by clustering methods.
     """
 
@@ -110,6 +121,11 @@ class Method:
             raise ConfigError(f"{where}: {e}") from None
 
     @property
+    def semi_supervised(self) -> bool:
+        """True for the methods fitted with the run's partial labels."""
+        return ALGORITHMS[self.algorithm].semi_supervised
+
+    @property
     def factorizes(self) -> bool:
         """True for the methods that return a representation V (and have an objective)."""
         return not ALGORITHMS[self.algorithm].clusters
@@ -130,6 +146,8 @@ class Method:
         if a.clusters:
             return est, est.fit(X).labels_
         fit_params = {a.graph: artefacts.graph(est.p, est.weight)} if a.graph else {}
+        if a.semi_supervised:
+            fit_params["y"] = artefacts.y_partial
         return est, est.fit_transform(X, track_objective=track_objective, **fit_params)
 
     def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
@@ -145,5 +163,6 @@ class Method:
             if self.labels.get("normalize_rows"):
                 V = V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), EPS)
             labels = alg.KMeans(k, n_replicates=self.labels.get("replicates", 20),
+                                metric=self.labels.get("metric", "euclidean"),
                                 random_state=label_seed).fit(V).labels_
         return {"labels": labels, "n_iter": est.n_iter_, "objective": est.objective_[-1]}

@@ -26,7 +26,7 @@ from docfact.datasets import preprocess
 from docfact.datasets.stats import duplicate_documents
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
-from docfact.experiment.sampling import method_seed, sample_classes
+from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 from docfact.experiment.store import Lock, RunStore, check_format
 
@@ -149,6 +149,13 @@ def prepare(config: Config, X):
     return X[:, np.flatnonzero(X.getnnz(axis=0))]
 
 
+def artefacts(config: Config, X, y, k: int, r: int) -> Artefacts:
+    """What the methods of run r of k share: the prepared documents X and, when the protocol
+    labels some, the run's partial labels."""
+    return Artefacts(X, None if config.labelled is None else
+                     sample_labelled(y, config.labelled, config.seed, k, r))
+
+
 def data_hash(config: Config):
     """For a user's data file or folder, a hash of its contents; None for registered data."""
     from docfact.datasets import resolve_view
@@ -175,7 +182,7 @@ def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
             X, unusable = prepare(config, X), None
         except DataError as e:
             unusable = e
-        artefacts = Artefacts(X)
+        shared = artefacts(config, X, y, k, r)
         rows, timings = [], []
         notes = data_notes(X)
         for m in config.methods:
@@ -185,7 +192,7 @@ def run_one(config: Config, k: int, r: int, X, y, picked) -> tuple:
             try:
                 if unusable is not None:
                     raise unusable
-                out, ac = best_of(m, artefacts, k, method_seed(config.seed, k, r, m.name), y,
+                out, ac = best_of(m, shared, k, method_seed(config.seed, k, r, m.name), y,
                                   config.best_of)
                 rec.update(status="ok", ac=ac, nmi=metrics.nmi(y, out["labels"]),
                            n_iter=out.get("n_iter"), objective=out.get("objective"))
@@ -247,6 +254,7 @@ def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -
         "k": list(config.k),
         "runs": config.runs,
         **({"best_of": config.best_of} if config.best_of > 1 else {}),
+        **({"labelled": config.labelled} if config.labelled is not None else {}),
         "python": platform.python_version(),
         "versions": _versions(),
         "cores": os.cpu_count(),

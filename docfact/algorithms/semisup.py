@@ -1,0 +1,257 @@
+"""Semi-supervised concept factorizations, as the RCF paper (Yan et al., KBS 2017) compares them:
+CCF, SemiLCCF, CNPCF, GDCF and RCF itself.
+
+Each is CF's reconstruction ||X - X W V^T||^2 (cf.py: K = X^T X (N, N), W (N, K) associations,
+V (N, K) the representation; V updated first, then W) plus a use of partial labels y (N,), -1 for
+the unlabelled samples: `fit_transform(X, y)`. The labelled subset is the run's (the RCF paper's
+"t constraint information for each class"); must-link pairs are labelled pairs of one class,
+cannot-link pairs labelled pairs of two classes.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from docfact.algorithms._validation import check_float
+from docfact.algorithms.cf import CF, LCCF, LCCFRule
+from docfact.algorithms.engine import graph_term, mu_step, rescale
+from docfact.algorithms.graphs import (
+    check_partial_labels,
+    constrained_weights,
+    degrees,
+    labelled_graph,
+    pair_constraints,
+    propagate_constraints,
+)
+
+
+def label_matrix(y: np.ndarray) -> sp.csr_matrix:
+    """CCF's A (N, c + N - l): a labelled sample's row is the one-hot of its class among the c
+    labelled classes, each of the N - l unlabelled samples has a column of its own."""
+    n = len(y)
+    labelled = y >= 0
+    _, codes = np.unique(y[labelled], return_inverse=True)
+    c = codes.max() + 1
+    cols = np.empty(n, dtype=int)
+    cols[labelled] = codes
+    cols[~labelled] = c + np.arange(n - labelled.sum())
+    return sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, c + n - labelled.sum()))
+
+
+class CCFRule(LCCFRule):
+    """CCF (Liu, Yang, Wu, Cai 2014): V = A Z with A = label_matrix(y), so that samples labelled
+    alike share one row of Z; factors (W, Z), Z (c + N - l, K). Updates, Z then W:
+        Z <- Z * (A^T K W) / (A^T A Z W^T K W),   W <- W * (K A Z) / (K W Z^T A^T A Z).
+    """
+
+    def __init__(self, K, n_components: int, A: sp.csr_matrix, loop_normalize: bool = True):
+        super().__init__(K, n_components, loop_normalize=loop_normalize)
+        self.A = A
+        self.At = sp.csr_matrix(A.T)
+        self.AtA = np.asarray(A.sum(axis=0)).ravel()  # A^T A is diagonal: the class sizes
+
+    def init(self, rng):
+        return rng.random((self.K.n, self.k)), rng.random((self.A.shape[1], self.k))
+
+    def update_all(self, Fs):
+        KWs = self.K.dot_all([W for W, _ in Fs])
+        for (W, Z), KW in zip(Fs, KWs, strict=True):
+            mu_step(Z, self.At @ KW, self.AtA[:, None] * Z @ (W.T @ KW))
+        Vs = [self.A @ Z for _, Z in Fs]
+        for (W, _), KW, V, KV in zip(Fs, KWs, Vs, self.K.dot_all(Vs), strict=True):
+            mu_step(W, KV, KW @ (V.T @ V))
+
+    def objective(self, F):
+        W, Z = F
+        return super().objective((W, self.A @ Z))
+
+    def loop_normalize(self, F):
+        """Columns of V = A Z to unit L2 norm, W rescaled (CF's in-loop normalisation)."""
+        W, Z = F
+        rescale(Z, W, np.linalg.norm(self.A @ Z, axis=0))
+
+
+class CNPCFRule(LCCFRule):
+    """CNPCF (Lu, Zhang, Zhao, Li 2016) in a form that fits the RCF paper's parameters (its text
+    was not available): LCCF's graph term (lambda = lambda_S on a p-NN graph) plus lambda_H
+    times the pairwise-constraint penalty of PCCF (He, Lu, Xie 2014), must-linked samples pulled
+    together, cannot-linked ones kept apart:
+        sum_{(i,j) must} ||v_i - v_j||^2 / 2 + sum_{(i,j) cannot} v_i^T v_j
+            = tr(V^T (D_M - M) V) + tr(V^T C V),
+    split as the graph term is:
+        V <- V * (K W + lambda_S S V + lambda_H M V)
+                 / (V W^T K W + lambda_S D V + lambda_H (D_M + C) V).
+    (Must-links as -tr(V^T M V) alone would leave the objective unbounded below: it falls
+    without end as V grows and W shrinks.)
+    """
+
+    def __init__(self, K, n_components: int, S, lam: float, y, lam_h: float,
+                 loop_normalize: bool = True):
+        super().__init__(K, n_components, S, lam, loop_normalize=loop_normalize)
+        M, C = pair_constraints(y)
+        self.M, self.C = lam_h * M, lam_h * C
+        self.d_M = degrees(self.M)
+
+    def penalize(self, V, num, den):
+        num, den = super().penalize(V, num, den)
+        return num + self.M @ V, den + self.d_M[:, None] * V + self.C @ V
+
+    def penalty(self, V):
+        return (super().penalty(V) + graph_term(V, self.M, self.d_M)
+                + float(np.sum(V * (self.C @ V))))
+
+
+class GDCFRule(LCCFRule):
+    """GDCF (Li, Zhang, Hu, Zhang, Liu 2017), in the form of discriminative NMF (its text was
+    not available): LCCF's graph term (lambda = beta_2) plus the label fit
+        beta ||Q - A V_l^T||^2,   Q (c, l) the one-hot classes of the l labelled samples,
+    V_l (l, K) their rows of V, A (c, K) of any sign in closed form, A = Q V_l (V_l^T V_l)^+,
+    recomputed from V before each V update. The label term's gradient is split by sign:
+        V_l <- V_l * (num + beta ((Q^T A)+ + V_l (A^T A)-)) / (den + beta ((Q^T A)- + V_l (A^T A)+))
+    with num, den those of LCCF's Eq. (18) on V_l's rows.
+    The objective (A eliminated) is not guaranteed to decrease under this update.
+    """
+
+    def __init__(self, K, n_components: int, S, lam: float, y, beta: float,
+                 loop_normalize: bool = True):
+        super().__init__(K, n_components, S, lam, loop_normalize=loop_normalize)
+        self.idx = np.flatnonzero(y >= 0)
+        _, codes = np.unique(y[self.idx], return_inverse=True)
+        self.Qt = np.eye(codes.max() + 1)[codes]  # Q^T, (l, c)
+        self.beta = beta
+
+    def _A(self, Vl):
+        """The closed-form A^T (K, c): the least-squares fit of Q^T by V_l."""
+        return np.linalg.lstsq(Vl, self.Qt, rcond=None)[0]
+
+    def penalize(self, V, num, den):
+        num, den = super().penalize(V, num, den)
+        Vl = V[self.idx]
+        At = self._A(Vl)
+        R, P = self.Qt @ At.T, At @ At.T  # Q^T A (l, K), A^T A (K, K)
+        num, den = num.copy(), den.copy()
+        num[self.idx] += self.beta * (np.maximum(R, 0) + Vl @ np.maximum(-P, 0))
+        den[self.idx] += self.beta * (np.maximum(-R, 0) + Vl @ np.maximum(P, 0))
+        return num, den
+
+    def penalty(self, V):
+        Vl = V[self.idx]
+        fit = float(np.sum((self.Qt - Vl @ self._A(Vl)) ** 2))
+        return super().penalty(V) + self.beta * fit
+
+
+class CCF(CF):
+    """Constrained concept factorization (Liu, Yang, Wu, Cai 2014): CF with V = A Z, samples
+    labelled alike forced onto one representation; no parameter of its own.
+
+    fit_transform(X, y): y (n,) partial labels, -1 for unlabelled samples; returns V = A Z.
+    Attributes: label_matrix_ A (n, c + n - l); association_ W; n_iter_; objective_.
+    """
+
+    def __init__(self, n_components, *, kernel="linear", degree=2, loop_normalize=True,
+                 n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None):
+        super().__init__(n_components, kernel=kernel, degree=degree,
+                         loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+
+    def _rule(self, K, S, lam, gamma, y):
+        self.label_matrix_ = label_matrix(check_partial_labels(y, K.n))
+        return CCFRule(K, self.n_components, self.label_matrix_, self.loop_normalize)
+
+    def fit_transform(self, X, y=None, S=None, track_objective=False):
+        Z = super().fit_transform(X, y, S, track_objective)
+        return np.asarray(self.label_matrix_ @ Z)
+
+
+class _SemiSupervisedLCCF(LCCF):
+    """LCCF's parameters without NC weighting, for the rules that add labels to its graph
+    term; fit_transform(X, y, S=None): y partial labels (-1 unlabelled), S the p-NN graph if
+    built (from X's rows otherwise)."""
+
+    def __init__(self, n_components, *, lam=100.0, p=5, weight="cosine", kernel="linear",
+                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None):
+        super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
+                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+
+
+class SemiLCCF(_SemiSupervisedLCCF):
+    """LCCF on the labelled graph (LCCF paper Section 3.4): the p-NN graph's labelled block set
+    to 1 within a class and 0 across classes (graphs.labelled_graph); lam 100, p 5."""
+
+    def _affinity(self, X, S, y):
+        S, lam = super()._affinity(X, S, y)
+        return labelled_graph(S, check_partial_labels(y, X.shape[0])), lam
+
+
+class CNPCF(_SemiSupervisedLCCF):
+    """Constrained neighborhood preserving CF (CNPCFRule): lam = lambda_S on the p-NN graph
+    (10 and p = 3 in the RCF paper), lam_h = lambda_H on the pairwise constraints (1)."""
+
+    def __init__(self, n_components, *, lam=10.0, lam_h=1.0, p=3, weight="cosine", kernel="linear",
+                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None):
+        super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
+                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+        self.lam_h = lam_h
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_float("lam_h", self.lam_h)
+
+    def _rule(self, K, S, lam, gamma, y):
+        return CNPCFRule(K, self.n_components, S, lam, check_partial_labels(y, K.n),
+                         self.lam_h, self.loop_normalize)
+
+
+class GDCF(_SemiSupervisedLCCF):
+    """Graph-regularized discriminative CF (GDCFRule): lam = beta_2 on the p-NN graph (0.1 in
+    the RCF paper), beta = beta_1 on the label fit (0.5)."""
+
+    def __init__(self, n_components, *, lam=0.1, beta=0.5, p=5, weight="cosine", kernel="linear",
+                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None):
+        super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
+                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+        self.beta = beta
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_float("beta", self.beta)
+
+    def _rule(self, K, S, lam, gamma, y):
+        return GDCFRule(K, self.n_components, S, lam, check_partial_labels(y, K.n),
+                        self.beta, self.loop_normalize)
+
+
+class RCF(_SemiSupervisedLCCF):
+    """Regularized concept factorization (RCF paper Eq. 13): LCCF's update (Eqs. 19-20) on the
+    dense graph W~ (Eq. 11) built from the p-NN affinity W (Eq. 10) and the constraints
+    propagated by E2CP with parameter alpha (Section 3.1). lam 100; p 5 and alpha 0.5 on TDT2,
+    4 and 0.3 on Reuters (Section 4.5)."""
+
+    def __init__(self, n_components, *, lam=100.0, alpha=0.5, p=5, weight="cosine", kernel="linear",
+                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None):
+        super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
+                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+                         random_state=random_state)
+        self.alpha = alpha
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_float("alpha", self.alpha, 0.0, 1.0)
+        if self.alpha == 1.0:
+            raise ValueError("alpha must be below 1 (the propagation diverges at 1)")
+
+    def _affinity(self, X, S, y):
+        S, lam = super()._affinity(X, S, y)
+        y = check_partial_labels(y, X.shape[0])
+        return constrained_weights(S, propagate_constraints(S, y, self.alpha)), lam
