@@ -1,4 +1,5 @@
-"""Sweeps (LCCF Figs. 1-2) and convergence curves (Fig. 3) from the command line."""
+"""Sweeps (LCCF Figs. 1-2, RCF Figs. 1-2) and convergence curves (LCCF Fig. 3) from the command
+line."""
 
 import numpy as np
 import pandas as pd
@@ -6,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from docfact.cli import main
-from tests.test_runner import small_config
+from tests.test_runner import FAST, small_config
 
 
 def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
@@ -46,6 +47,41 @@ def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
     binary = pd.read_csv(out / "weight=binary/runs.csv")
     assert binary["nmi"].tolist() == base[base.method == "GNMF"]["nmi"].tolist()
     assert (out / "sweep-GNMF-weight.png").exists()
+
+
+def semi_config(tmp_path, labelled=0.1):
+    """An RCF-table config on the real 20 Newsgroups data, k = 2, one run, few iterations."""
+    return small_config(
+        tmp_path, runs=1, k=(2,), name="semi", data={"view": "rcf_20newsgroups"},
+        protocol={"k": [2], "runs": 1, "seed": 7, "labelled": labelled},
+        labels={"rule": "kmeans", "metric": "cosine", "replicates": 3},
+        methods={"CF": {"algorithm": "cf", **FAST},
+                 "CCF": {"algorithm": "ccf", **FAST},
+                 "RCF": {"algorithm": "rcf", "alpha": 0.5, **FAST}},
+        published={"source": "RCF, Table 10", "ac": {"RCF": {2: "99.00±0.67"}}})
+
+
+def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path):
+    """RCF Figs. 1-2: protocol.labelled varies the labels of the semi-supervised methods only;
+    at the config's own fraction their rows are the table's, and more labels change them."""
+    cfg = semi_config(tmp_path)
+    table, out = tmp_path / "table", tmp_path / "sweep"
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(table), "--quiet"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "protocol.labelled=0.1,0.5",
+                                    "--baselines", "CF", "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    sweep = pd.read_csv(out / "sweep-protocol-labelled.csv")
+    assert list(sweep["method"]) == ["CCF", "RCF", "CCF", "RCF", "CF"]
+    base = pd.read_csv(table / "runs.csv")
+    semi = base[base.method.isin(["CCF", "RCF"])].reset_index(drop=True)
+    swept = pd.read_csv(out / "labelled=0.1/runs.csv")
+    pd.testing.assert_frame_equal(swept[semi.columns], semi, check_dtype=False)
+    more = pd.read_csv(out / "labelled=0.5/runs.csv")
+    assert not np.allclose(more["objective"], semi["objective"])
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "protocol.labelled=1.5",
+                                    "--out", str(out)])
+    assert res.exit_code == 2 and "fractions in (0, 1)" in res.output
 
 
 def test_bad_sweep_parameter_is_one_line(tmp_path):

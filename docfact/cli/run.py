@@ -116,7 +116,9 @@ def validate(config_paths):
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--param", "param_text", required=True,
               help="METHOD.PARAM=V1,V2,... where METHOD is a method or an algorithm "
-                   "(e.g. lccf.lambda=1,10,100 or LCCF-NCW.p=1,3,5,7).")
+                   "(e.g. lccf.lambda=1,10,100 or LCCF-NCW.p=1,3,5,7), or "
+                   "protocol.labelled=T1,T2,... (the semi-supervised methods' labelled "
+                   "fraction).")
 @click.option("--baselines", help="Comma-separated methods of the config run unchanged on the same "
                                   "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
@@ -125,7 +127,8 @@ def validate(config_paths):
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>/sweep).")
 def sweep(config_path, param_text, baselines, runs, k, jobs, out):
-    """AC and NMI against a parameter (LCCF Figs. 1-2): sweep-PARAM.csv, .png and .svg."""
+    """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-2, 4-6): sweep-PARAM.csv,
+    .png and .svg."""
     from docfact import atomic
     from docfact.experiment.sweep import parse_param
     from docfact.experiment.sweep import sweep as run_sweep

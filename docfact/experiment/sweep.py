@@ -1,4 +1,6 @@
-"""Parameter sweeps (LCCF Figs. 1-2): one protocol run per value, then averages over k."""
+"""Parameter sweeps (LCCF Figs. 1-2, RCF Figs. 1-2 and 4-6): one protocol run per value, then
+averages over k. The swept parameter is a method's (METHOD.PARAM) or the protocol's labelled
+fraction (protocol.labelled), which varies the labels every semi-supervised method sees."""
 
 import re
 from dataclasses import replace
@@ -47,7 +49,10 @@ def restricted(config: Config, methods, name: str) -> Config:
 
 def swept_config(config: Config, target: str, param: str, value) -> Config:
     """The config restricted to the methods named `target` (a method, or every method of that
-    algorithm), with `param` set to `value`."""
+    algorithm), with `param` set to `value`; for target "protocol", to its semi-supervised
+    methods with protocol.labelled set to `value`."""
+    if target == "protocol":
+        return labelled_config(config, param, value)
     chosen = [m for m in config.methods if target in (m.name, m.algorithm)]
     if not chosen:
         raise ConfigError(f"--param: no method or algorithm {target!r} in {config.name}")
@@ -55,6 +60,19 @@ def swept_config(config: Config, target: str, param: str, value) -> Config:
     for m in methods:
         m.validate(f"--param {target}.{param}={value}")
     return restricted(config, methods, f"{config.name}-{param}-{value}")
+
+
+def labelled_config(config: Config, param: str, value) -> Config:
+    """The config's semi-supervised methods with the fraction of labelled documents `value`."""
+    semi = [m for m in config.methods if m.semi_supervised]
+    if param != "labelled" or not semi:
+        raise ConfigError("--param: protocol.labelled is the protocol setting a sweep varies, "
+                          "for a config with semi-supervised methods")
+    if isinstance(value, str) or not 0 < value < 1:
+        raise ConfigError(f"--param protocol.labelled: fractions in (0, 1), got {value!r}")
+    c = restricted(config, semi, f"{config.name}-labelled-{value}")
+    return replace(c, labelled=value,
+                   raw={**c.raw, "protocol": {**c.raw["protocol"], "labelled": value}})
 
 
 def baseline_config(config: Config, names) -> Config:
