@@ -54,9 +54,11 @@ def test_labelled_graph_overwrites_the_labelled_block_only(data):
     np.testing.assert_array_equal(G, G.T)
 
 
-def test_propagation_closed_form_is_the_limit_of_the_iterations(data):
+@pytest.mark.parametrize("links", ["both", "must", "cannot"])
+def test_propagation_closed_form_is_the_limit_of_the_iterations(data, links):
     """E2CP: F_v <- alpha S F_v + (1 - alpha) Z to its limit, then F_h <- alpha F_h S +
-    (1 - alpha) F_v*, with S = D^-1/2 W D^-1/2 (RCF Section 3.1, steps 3-5)."""
+    (1 - alpha) F_v*, with S = D^-1/2 W D^-1/2 (RCF Section 3.1, steps 3-5); Z with the
+    must-links only or the cannot-links only for RCF Fig. 3."""
     X, _, yp = data
     W = knn_graph(X, 5, "cosine")
     alpha = 0.7
@@ -65,13 +67,14 @@ def test_propagation_closed_form_is_the_limit_of_the_iterations(data):
     lab = yp >= 0
     Z = np.where(lab[:, None] & lab[None, :],
                  np.where(yp[:, None] == yp[None, :], 1.0, -1.0), 0.0)  # Eq. (9)
+    Z = {"both": Z, "must": np.maximum(Z, 0), "cannot": np.minimum(Z, 0)}[links]
     Fv = np.zeros_like(Z)
     for _ in range(400):
         Fv = alpha * S @ Fv + (1 - alpha) * Z
     Fh = np.zeros_like(Z)
     for _ in range(400):
         Fh = alpha * Fh @ S + (1 - alpha) * Fv
-    F = propagate_constraints(W, yp, alpha)
+    F = propagate_constraints(W, yp, alpha, links)
     np.testing.assert_allclose(F, Fh, atol=1e-12)
     assert np.abs(F).max() <= 1 + 1e-12
     assert np.abs(F).max() > 0.1  # the constraints did propagate

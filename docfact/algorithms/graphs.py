@@ -99,14 +99,19 @@ def labelled_graph(W, y: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix(W.maximum(W.T))
 
 
-def propagate_constraints(W, y: np.ndarray, alpha: float) -> np.ndarray:
+LINKS = {"both": (2.0, 1.0), "must": (1.0, 0.0), "cannot": (1.0, 1.0)}  # Z = a Y Y^T - b 1 1^T
+
+
+def propagate_constraints(W, y: np.ndarray, alpha: float, links: str = "both") -> np.ndarray:
     """E2CP (Lu & Ip 2010) as RCF Section 3.1 uses it: F* (n, n), the limit of the vertical
     then the horizontal propagation of Z (RCF Eq. 9: +1 same class, -1 different classes, 0
     unknown) over S = D^-1/2 W D^-1/2 (W the p-NN affinity, zero diagonal):
         F* = (1 - alpha)^2 (I - alpha S)^-1 Z (I - alpha S)^-1,   |F*_ij| <= 1.
-    Z = E Y (2 I - 1 1^T) Y^T E^T (E selects the labelled samples, Y their one-hot classes),
-    so F* = (1 - alpha)^2 G (2 I - 1 1^T) G^T with G = (I - alpha S)^-1 E Y: one sparse
-    solve per class instead of the n x n inverse."""
+    On the labelled samples Z = a Y Y^T - b 1 1^T (Y their one-hot classes): a, b = 2, 1 for
+    both kinds of links; links="must" keeps the +1 (1, 0), links="cannot" the -1 (1, 1; RCF
+    Fig. 3). So F* = (1 - alpha)^2 (a G G^T - b s s^T) with G = (I - alpha S)^-1 E Y and s = G 1:
+    one sparse solve per class instead of the n x n inverse."""
+    a, b = LINKS[links]
     n = len(y)
     d = degrees(W)
     g = 1.0 / np.sqrt(np.maximum(d, np.finfo(float).tiny))
@@ -116,9 +121,10 @@ def propagate_constraints(W, y: np.ndarray, alpha: float) -> np.ndarray:
     EY = sp.csr_matrix((np.ones(len(idx)), (idx, codes)), shape=(n, len(classes)))
     G = splu(sp.csc_matrix(sp.identity(n) - alpha * S)).solve(EY.toarray())
     G *= 1 - alpha
-    F = 2 * (G @ G.T)
-    s = G.sum(axis=1)
-    F -= np.outer(s, s)
+    F = a * (G @ G.T)
+    if b:
+        s = G.sum(axis=1)
+        F -= b * np.outer(s, s)
     return F
 
 

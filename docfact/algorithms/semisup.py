@@ -11,10 +11,11 @@ cannot-link pairs labelled pairs of two classes.
 import numpy as np
 import scipy.sparse as sp
 
-from docfact.algorithms._validation import check_float
+from docfact.algorithms._validation import check_float, check_option
 from docfact.algorithms.cf import CF, LCCF, LCCFRule
 from docfact.algorithms.engine import graph_term, mu_step, rescale
 from docfact.algorithms.graphs import (
+    LINKS,
     check_partial_labels,
     constrained_weights,
     degrees,
@@ -234,24 +235,27 @@ class RCF(_SemiSupervisedLCCF):
     """Regularized concept factorization (RCF paper Eq. 13): LCCF's update (Eqs. 19-20) on the
     dense graph W~ (Eq. 11) built from the p-NN affinity W (Eq. 10) and the constraints
     propagated by E2CP with parameter alpha (Section 3.1). lam 100; p 5 and alpha 0.5 on TDT2,
-    4 and 0.3 on Reuters (Section 4.5)."""
+    4 and 0.3 on Reuters (Section 4.5). links: "both" (the method), or only the "must" or only
+    the "cannot" links propagated (Fig. 3)."""
 
-    def __init__(self, n_components, *, lam=100.0, alpha=0.5, p=5, weight="cosine", kernel="linear",
-                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
-                 tol=1e-5, random_state=None):
+    def __init__(self, n_components, *, lam=100.0, alpha=0.5, links="both", p=5,
+                 weight="cosine", kernel="linear", degree=2, loop_normalize=True,
+                 n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None):
         super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
                          degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state)
         self.alpha = alpha
+        self.links = links
 
     def _validate_params(self):
         super()._validate_params()
         check_float("alpha", self.alpha, 0.0, 1.0)
+        check_option("links", self.links, LINKS)
         if self.alpha == 1.0:
             raise ValueError("alpha must be below 1 (the propagation diverges at 1)")
 
     def _affinity(self, X, S, y):
         S, lam = super()._affinity(X, S, y)
         y = check_partial_labels(y, X.shape[0])
-        return constrained_weights(S, propagate_constraints(S, y, self.alpha)), lam
+        return constrained_weights(S, propagate_constraints(S, y, self.alpha, self.links)), lam
