@@ -18,7 +18,7 @@ from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.report.plots import plot_k
 from docfact.report.readme import splice
-from docfact.report.tables import best_of_words, read_folder, runtime
+from docfact.report.tables import protocol_words, read_folder, runtime
 
 TOLERANCE = 0.02
 Z95 = 1.96
@@ -121,7 +121,7 @@ def write_report(results: Path, readme: Path | None = None) -> str:
                   f"{manifest['classes']} classes; weighting `{manifest['weighting']}` on the "
                   f"{manifest['weight_on']}",
                   f"- protocol: k = {', '.join(map(str, info['ks']))}; runs per k as recorded; "
-                  f"seed {manifest['seed']}{best_of_words(manifest)}; label readers and "
+                  f"seed {manifest['seed']}{protocol_words(manifest)}; label readers and "
                   "parameters in "
                   f"[`config.yaml`]({folder.name}/config.yaml)",
                   f"- data notes: {info['runs_with_notes']} of {info['runs_done']} runs have "

@@ -51,10 +51,13 @@ def runtime(folder: Path, manifest: dict) -> str:
     return f">= {cpu / workers / 60:.0f} min (wall time partly unrecorded)"
 
 
-def best_of_words(manifest: dict) -> str:
-    """How a run's result was chosen, when it was the best of several sub-runs; else ''."""
-    n = manifest.get("best_of", 1)
-    return f"; each run the best (by AC) of {n} sub-runs" if n > 1 else ""
+def protocol_words(manifest: dict) -> str:
+    """What a run's protocol adds to k, runs and seed: how its result was chosen, when it was
+    the best of several sub-runs, and how many labels the semi-supervised methods saw; else ''."""
+    n, t = manifest.get("best_of", 1), manifest.get("labelled")
+    return ((f"; each run the best (by AC) of {n} sub-runs" if n > 1 else "")
+            + (f"; labelled: {100 * t:g}% of each class's documents (at least one), for the "
+               "semi-supervised methods" if t is not None else ""))
 
 
 def write_tables(folder) -> str:
@@ -90,7 +93,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
         f"Data: view `{manifest['view']}` ({manifest['documents']} documents, "
         f"{manifest['classes']} classes), weighting `{manifest['weighting']}` on the "
         f"{manifest['weight_on']}; runs per k: {', '.join(map(str, counts))}; seed "
-        f"{manifest['seed']}{best_of_words(manifest)}.",
+        f"{manifest['seed']}{protocol_words(manifest)}.",
         "",
     ]
 
