@@ -1,6 +1,8 @@
 """Sweeps (LCCF Figs. 1-2, RCF Figs. 1-2) and convergence curves (LCCF Fig. 3) from the command
 line."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -68,6 +70,8 @@ def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path
     table, out = tmp_path / "table", tmp_path / "sweep"
     res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(table), "--quiet"])
     assert res.exit_code == 0, res.output
+    assert json.loads((table / "manifest.json").read_text())["labelled"] == 0.1
+    assert "labelled: 10% of each class's documents" in (table / "tables.md").read_text()
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "protocol.labelled=0.1,0.5",
                                     "--baselines", "CF", "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 0, res.output
