@@ -41,10 +41,17 @@ def test_interval_and_verdicts_follow_their_definitions(results):
 def test_report_files_and_readme_table(results, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- reproduction:start -->\nold\n<!-- reproduction:end -->\nend\n")
-    res = CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme)])
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    small_config(configs, name="gnmf_small")
+    small_config(configs, name="gnmf_later")  # a table with no results yet
+    res = CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme),
+                                    "--configs", str(configs)])
     assert res.exit_code == 0, res.output
     md = (results / "REPRODUCTION.md").read_text()
     assert "| GNMF    |" in md and "95% CI" in md
+    assert "Not run yet (no results): `gnmf_later` (GNMF, Table 2)." in md
+    assert "| `docfact run configs/gnmf_later.yaml` | not run   | 0 / 4" in readme.read_text()
     csv = pd.read_csv(results / "REPRODUCTION.csv")
     assert set(csv["verdict"]) <= {"within CI", "within 0.02", "outside", "no published value"}
     text = readme.read_text()
@@ -55,7 +62,8 @@ def test_report_files_and_readme_table(results, tmp_path):
     assert "[`k.png`](gnmf_small/k.png)" in md and "convergence.png" not in md
     (results / "gnmf_small/sweep").mkdir()
     (results / "gnmf_small/sweep/sweep-GNMF-lam.png").write_bytes(png.read_bytes())
-    CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme)])
+    CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme),
+                                    "--configs", str(configs)])
     md = (results / "REPRODUCTION.md").read_text()
     assert "[`sweep/sweep-GNMF-lam.png`](gnmf_small/sweep/sweep-GNMF-lam.png)" in md
     before = (results / "gnmf_small/k.svg").read_bytes()

@@ -10,11 +10,13 @@ import click
               type=click.Path(file_okay=False), help="Folder holding the result folders.")
 @click.option("--readme", default="README.md", show_default=True, type=click.Path(dir_okay=False),
               help="README whose table of tables is regenerated (between its markers).")
-def report(results, readme):
+@click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
+              help="Folder of configs: those without results are listed as not run yet.")
+def report(results, readme, configs):
     """Write RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table."""
     from docfact.report.fidelity import write_report
 
-    text = write_report(Path(results), Path(readme))
+    text = write_report(Path(results), Path(readme), Path(configs))
     click.echo(text.split("\n## ", 2)[1] if "\n## " in text else text)
     click.echo(f"report in {Path(results) / 'REPRODUCTION.md'}", err=True)
 

@@ -78,10 +78,22 @@ def paper_of(name: str) -> str:
     return PAPERS.get(prefix, prefix.upper())
 
 
-def write_report(results: Path, readme: Path | None = None) -> str:
-    """Write results/REPRODUCTION.md and .csv (and the README's table of tables); return the md."""
+def pending(results: Path, configs: Path | None) -> list:
+    """The configs in folder `configs` that have no result folder yet (the tables not run)."""
+    from docfact.config import load_config
+
+    if configs is None:
+        return []
+    return [c for c in map(load_config, sorted(Path(configs).glob("*.yaml")))
+            if not (Path(results) / c.name / "manifest.json").exists()]
+
+
+def write_report(results: Path, readme: Path | None = None, configs: Path | None = None) -> str:
+    """Write results/REPRODUCTION.md and .csv (and the README's table of tables); return the md.
+    Tables of `configs` (a folder of configs) without results are listed as not yet run."""
     results = Path(results)
     found = folders(results)
+    waiting = pending(results, configs)
     if not found:
         raise DocfactError(f"{results}: no result folders (each holds a manifest.json); "
                            "run `docfact run CONFIG` first")
@@ -113,6 +125,9 @@ def write_report(results: Path, readme: Path | None = None) -> str:
                                  "outside"], tablefmt="github"), "",
               "Sensitivity tables rerun a paper's table with one protocol setting changed; "
               "their notes say which and why.", ""]
+    if waiting:
+        lines += ["Not run yet (no results): " + ", ".join(
+            f"`{c.name}` ({paper_of(c.name)}, {_table_name(c)})" for c in waiting) + ".", ""]
     for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
         lines += [f"## {config.title}", "",
@@ -142,8 +157,15 @@ def write_report(results: Path, readme: Path | None = None) -> str:
     text = "\n".join(lines)
     atomic.write_text(results / "REPRODUCTION.md", text)
     if readme is not None:
-        _update_readme(readme, tables)
+        _update_readme(readme, tables, waiting)
     return text
+
+
+def _table_name(config) -> str:
+    """The paper's table(s) a config reproduces, from its published source ("..., Table 2")."""
+    source = config.published.get("source", "") if config.published else ""
+    return (source.split(",")[-1].strip() or config.name) + (
+        " (sensitivity)" if config.kind == "sensitivity" else "")
 
 
 def _figures(folder: Path) -> str:
@@ -158,8 +180,9 @@ def _f(value, sign=""):
         f"{value:{sign}.3f}")
 
 
-def _update_readme(readme: Path, tables) -> None:
-    """Replace the README's table of tables (between the markers) with the current one."""
+def _update_readme(readme: Path, tables, waiting) -> None:
+    """Replace the README's table of tables (between the markers) with the current one; the
+    configs `waiting` for a run are listed as not run."""
     body = []
     for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
@@ -168,11 +191,15 @@ def _update_readme(readme: Path, tables) -> None:
         done = sum(r["runs"] for r in rows if r["metric"] == "AC") // max(
             1, sum(1 for r in rows if r["metric"] == "AC"))
         planned = len(config.k) * config.runs
-        body.append([paper_of(config.name), info["source"].split(",")[-1].strip()
-                     + (" (sensitivity)" if config.kind == "sensitivity" else ""),
+        body.append([paper_of(config.name), _table_name(config),
                      f"`docfact run configs/{config.name}.yaml`",
                      runtime(folder, manifest) if done >= planned else "partial (resumable)",
                      f"{done} / {planned}", status])
+    for config in waiting:
+        body.append([paper_of(config.name), _table_name(config),
+                     f"`docfact run configs/{config.name}.yaml`", "not run",
+                     f"0 / {len(config.k) * config.runs}", ""])
+    body.sort(key=lambda row: (row[0], row[2]))
     splice(readme, "reproduction", tabulate(
         body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
         tablefmt="github"))
