@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS, graph_term, mu_step, rescale
-from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
+from docfact.algorithms.graphs import check_graph, check_graph_params, check_partial_labels, degrees
 from docfact.algorithms.kernels import DenseKernel, affinity, check_kernel_params
 
 
@@ -125,6 +125,8 @@ class CF(MultiplicativeFactorization):
     Attributes: association_ (n, K) = W; n_iter_; objective_.
     """
 
+    _semi_supervised = False  # True: fit_transform needs partial labels y (-1 = unlabelled)
+
     def __init__(self, n_components, *, kernel="linear", degree=2, ncw=False,
                  loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
                  random_state=None):
@@ -158,6 +160,8 @@ class CF(MultiplicativeFactorization):
         """
         X = check_data(X, nonnegative=False)  # kernels with negative entries: Section 3.5
         self._check_n_samples(X.shape[0])
+        if self._semi_supervised:
+            y = check_partial_labels(y, X.shape[0])
         S, lam = self._affinity(X, S, y)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
         W, V = self._minimize(self._rule(K, S, lam, gamma, y), track_objective).factors

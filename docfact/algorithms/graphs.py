@@ -74,14 +74,21 @@ def check_partial_labels(y, n: int) -> np.ndarray:
     return y
 
 
+def labelled_classes(y: np.ndarray) -> tuple:
+    """(idx, codes): the labelled samples of partial labels y (-1 = unlabelled) and their
+    classes numbered 0 .. c - 1."""
+    idx = np.flatnonzero(y >= 0)
+    return idx, np.unique(y[idx], return_inverse=True)[1]
+
+
 def pair_constraints(y: np.ndarray) -> tuple:
     """(M, C), sparse (n, n): M_ij = 1 for the must-link pairs (i != j labelled alike), C_ij = 1
     for the cannot-link pairs (labelled differently), from partial labels y (-1 = unlabelled)."""
     n = len(y)
-    idx = np.flatnonzero(y >= 0)
-    same = y[idx][:, None] == y[idx][None, :]
+    idx, codes = labelled_classes(y)
+    same = codes[:, None] == codes[None, :]
+    differ = ~same
     np.fill_diagonal(same, False)
-    differ = y[idx][:, None] != y[idx][None, :]
     return tuple(sp.csr_matrix((np.ones(mask.sum()), (idx[mask.nonzero()[0]],
                                                       idx[mask.nonzero()[1]])), shape=(n, n))
                  for mask in (same, differ))
@@ -116,9 +123,8 @@ def propagate_constraints(W, y: np.ndarray, alpha: float, links: str = "both") -
     d = degrees(W)
     g = 1.0 / np.sqrt(np.maximum(d, np.finfo(float).tiny))
     S = sp.diags(g) @ sp.csr_matrix(W) @ sp.diags(g)
-    idx = np.flatnonzero(y >= 0)
-    classes, codes = np.unique(y[idx], return_inverse=True)
-    EY = sp.csr_matrix((np.ones(len(idx)), (idx, codes)), shape=(n, len(classes)))
+    idx, codes = labelled_classes(y)
+    EY = sp.csr_matrix((np.ones(len(idx)), (idx, codes)), shape=(n, codes.max() + 1))
     G = splu(sp.csc_matrix(sp.identity(n) - alpha * S)).solve(EY.toarray())
     G *= 1 - alpha
     F = a * (G @ G.T)

@@ -16,9 +16,9 @@ from docfact.algorithms.cf import CF, LCCF, LCCFRule
 from docfact.algorithms.engine import graph_term, mu_step, rescale
 from docfact.algorithms.graphs import (
     LINKS,
-    check_partial_labels,
     constrained_weights,
     degrees,
+    labelled_classes,
     labelled_graph,
     pair_constraints,
     propagate_constraints,
@@ -29,13 +29,12 @@ def label_matrix(y: np.ndarray) -> sp.csr_matrix:
     """CCF's A (N, c + N - l): a labelled sample's row is the one-hot of its class among the c
     labelled classes, each of the N - l unlabelled samples has a column of its own."""
     n = len(y)
-    labelled = y >= 0
-    _, codes = np.unique(y[labelled], return_inverse=True)
-    c = codes.max() + 1
+    idx, codes = labelled_classes(y)
+    c, unlabelled = codes.max() + 1, y < 0
     cols = np.empty(n, dtype=int)
-    cols[labelled] = codes
-    cols[~labelled] = c + np.arange(n - labelled.sum())
-    return sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, c + n - labelled.sum()))
+    cols[idx] = codes
+    cols[unlabelled] = c + np.arange(unlabelled.sum())
+    return sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, c + unlabelled.sum()))
 
 
 class CCFRule(LCCFRule):
@@ -115,8 +114,7 @@ class GDCFRule(LCCFRule):
     def __init__(self, K, n_components: int, S, lam: float, y, beta: float,
                  loop_normalize: bool = True):
         super().__init__(K, n_components, S, lam, loop_normalize=loop_normalize)
-        self.idx = np.flatnonzero(y >= 0)
-        _, codes = np.unique(y[self.idx], return_inverse=True)
+        self.idx, codes = labelled_classes(y)
         self.Qt = np.eye(codes.max() + 1)[codes]  # Q^T, (l, c)
         self.beta = beta
 
@@ -155,8 +153,10 @@ class CCF(CF):
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state)
 
+    _semi_supervised = True
+
     def _rule(self, K, S, lam, gamma, y):
-        self.label_matrix_ = label_matrix(check_partial_labels(y, K.n))
+        self.label_matrix_ = label_matrix(y)
         return CCFRule(K, self.n_components, self.label_matrix_, self.loop_normalize)
 
     def fit_transform(self, X, y=None, S=None, track_objective=False):
@@ -168,6 +168,8 @@ class _SemiSupervisedLCCF(LCCF):
     """LCCF's parameters without NC weighting, for the rules that add labels to its graph
     term; fit_transform(X, y, S=None): y partial labels (-1 unlabelled), S the p-NN graph if
     built (from X's rows otherwise)."""
+
+    _semi_supervised = True
 
     def __init__(self, n_components, *, lam=100.0, p=5, weight="cosine", kernel="linear",
                  degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
@@ -184,7 +186,7 @@ class SemiLCCF(_SemiSupervisedLCCF):
 
     def _affinity(self, X, S, y):
         S, lam = super()._affinity(X, S, y)
-        return labelled_graph(S, check_partial_labels(y, X.shape[0])), lam
+        return labelled_graph(S, y), lam
 
 
 class CNPCF(_SemiSupervisedLCCF):
@@ -205,8 +207,7 @@ class CNPCF(_SemiSupervisedLCCF):
         check_float("lam_h", self.lam_h)
 
     def _rule(self, K, S, lam, gamma, y):
-        return CNPCFRule(K, self.n_components, S, lam, check_partial_labels(y, K.n),
-                         self.lam_h, self.loop_normalize)
+        return CNPCFRule(K, self.n_components, S, lam, y, self.lam_h, self.loop_normalize)
 
 
 class GDCF(_SemiSupervisedLCCF):
@@ -227,8 +228,7 @@ class GDCF(_SemiSupervisedLCCF):
         check_float("beta", self.beta)
 
     def _rule(self, K, S, lam, gamma, y):
-        return GDCFRule(K, self.n_components, S, lam, check_partial_labels(y, K.n),
-                        self.beta, self.loop_normalize)
+        return GDCFRule(K, self.n_components, S, lam, y, self.beta, self.loop_normalize)
 
 
 class RCF(_SemiSupervisedLCCF):
@@ -257,5 +257,4 @@ class RCF(_SemiSupervisedLCCF):
 
     def _affinity(self, X, S, y):
         S, lam = super()._affinity(X, S, y)
-        y = check_partial_labels(y, X.shape[0])
         return constrained_weights(S, propagate_constraints(S, y, self.alpha, self.links)), lam
