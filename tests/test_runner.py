@@ -282,6 +282,30 @@ def test_twenty_kills_at_random_moments_end_in_the_clean_tables(tmp_path):
     assert len(runs) == total and not runs[["k", "run", "method"]].duplicated().any()
 
 
+def test_a_run_cut_short_holds_the_same_runs_for_every_k(tmp_path, monkeypatch):
+    """Runs go round by round (run 0 of every k, then run 1): cut after three of nine runs,
+    each k holds run 0, and resuming completes the table."""
+    from docfact.experiment import runner
+
+    started, real = [], runner.run_one
+
+    def cut_after_three(*args):
+        started.append(1)
+        if len(started) > 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    cfg = small_config(tmp_path, runs=3, k=(2, 3, 4))
+    out = tmp_path / "out"
+    monkeypatch.setattr(runner, "run_one", cut_after_three)
+    run_cli("run", cfg, "--out", out, "--jobs", 1, "--quiet")
+    runs = pd.read_csv(out / "runs.csv")
+    assert sorted(set(zip(runs.k, runs.run, strict=True))) == [(2, 0), (3, 0), (4, 0)]
+    monkeypatch.setattr(runner, "run_one", real)
+    assert run_cli("run", cfg, "--out", out, "--jobs", 1, "--quiet").exit_code == 0
+    assert len(pd.read_csv(out / "runs.csv")) == 3 * 3 * 4
+
+
 def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path):
     from docfact.experiment.store import Lock
 

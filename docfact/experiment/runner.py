@@ -76,8 +76,10 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         store = RunStore(out)
         done = store.load(names)
         X = base_matrix(config, corpus)
-        grid = pairs if pairs is not None else [(k, r) for k in config.k
-                                                 for r in range(config.runs)]
+        # round by round (run 0 of every k, then run 1, ...): a table cut short holds the
+        # same number of runs for every k, so its averages over k are already comparable
+        grid = pairs if pairs is not None else [(k, r) for r in range(config.runs)
+                                                 for k in config.k]
         todo = [(k, r) for k, r in grid if (k, r) not in done]
         started = time.time()
         walls = old.get("wall_seconds", [])
