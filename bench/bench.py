@@ -1,23 +1,20 @@
 """Benchmarks, side by side in one process on the same matrices (never timed assertions).
 
 TDT2's K largest classes (K = 10 by default), tf-idf weighted, K factors, one BLAS thread (as
-the runner's workers). Prints a Markdown table of medians and ratios, then the full tables' run
-times as recorded in results/*/manifest.json; `--out FILE` also writes it and `--readme FILE`
-replaces the file's benchmark section (between `<!-- benchmark:start/end -->`).
+the runner's workers). Prints a Markdown table of medians and ratios; `--out FILE` also writes
+it and `--readme FILE` replaces the file's benchmark section (between `<!-- benchmark:start/end
+-->`). The full tables' run times are in the reproduction report (`docfact report`).
 
     python bench/bench.py [--classes 10] [--repeat 3] [--out bench/RESULTS.md] [--readme README.md]
 """
 
 import argparse
-import json
 import os
 import platform
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.decomposition import NMF as SKNMF
 from threadpoolctl import threadpool_limits
 
@@ -25,7 +22,6 @@ from docfact.algorithms import CF, GNMF, LCCF, NMF, knn_graph, polynomial_kernel
 from docfact.datasets import apply_view, load
 from docfact.datasets.preprocess import weight
 from docfact.report.readme import splice
-from docfact.report.tables import runtime
 
 ITER = dict(n_restarts=1, min_iter=0, max_iter=100)  # 100 iterations from one start
 
@@ -33,27 +29,6 @@ ITER = dict(n_restarts=1, min_iter=0, max_iter=100)  # 100 iterations from one s
 def data(K):
     """The tf-idf documents of TDT2's K largest classes."""
     return weight(apply_view(load("tdt2"), {"dataset": "tdt2", "largest": K}).X)
-
-
-def table_times(results="results"):
-    """Markdown rows: each committed table's wall time (recorded, or its lower bound where
-    sessions went unrecorded) and its methods' CPU time."""
-    targets = {"gnmf_tdt2": "<= 5 min", "lccf_tdt2": "<= 30 min (Tables 4+5, 18 rows)"}
-    lines = ["| table | runs | wall time | CPU time in methods | target |",
-             "|---|---|---|---|---|"]
-    total_cpu = 0.0
-    for folder in sorted(Path(results).glob("*/manifest.json")):
-        manifest = json.loads(folder.read_text())
-        runs = pd.read_csv(folder.parent / "runs.csv", usecols=["k", "run"]).drop_duplicates()
-        cpu = pd.read_csv(folder.parent / "timings.csv")["seconds"].sum()
-        total_cpu += cpu
-        planned = len(manifest["k"]) * manifest["runs"]
-        shown = runtime(folder.parent, manifest) if len(runs) >= planned else "(partial)"
-        lines.append(f"| {manifest['config']} | {len(runs)} / {planned} | {shown} | "
-                     f"{cpu / 60:.0f} min | {targets.get(manifest['config'], '')} |")
-    lines.append(f"| all (`make reproduce`) | | >= {total_cpu / os.cpu_count() / 60:.0f} min | "
-                 f"{total_cpu / 60:.0f} min | <= 3 h |")
-    return lines
 
 
 def median_times(fns: dict, repeat: int) -> dict:
@@ -133,8 +108,6 @@ def main():
     for a, ta, b, tb, ratio, target in rows:
         lines.append(f"| {a} | {ta:.2f} | {b} | {'' if tb is None else f'{tb:.2f}'} | "
                      f"{'' if ratio is None else f'{ratio:.2f}'} | {target} |")
-    lines += ["", "Full tables on this machine (2 cores, `--jobs 2`), from the committed results:",
-              "", *table_times()]
     emit("\n".join(lines), args.out, args.readme, "benchmark")
 
 

@@ -1,5 +1,7 @@
 """The reproduction report and plots, rebuilt from result files alone."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,6 +9,7 @@ from click.testing import CliRunner
 
 from docfact.cli import main
 from docfact.report.fidelity import rows_of
+from docfact.report.tables import wall_seconds
 from tests.test_runner import small_config
 
 
@@ -51,11 +54,17 @@ def test_report_files_and_readme_table(results, tmp_path):
     md = (results / "REPRODUCTION.md").read_text()
     assert "| GNMF    |" in md and "95% CI" in md
     assert "Not run yet (no results): `gnmf_later` (GNMF, Table 2)." in md
-    assert "| `docfact run configs/gnmf_later.yaml` | not run   | 0 / 4" in readme.read_text()
+    table = {cells[2]: cells for cells in ([c.strip() for c in line.split("|")[1:-1]] for line
+                                           in readme.read_text().splitlines() if line[:2] == "| ")}
+    assert table["`docfact run configs/gnmf_later.yaml`"][3:5] == ["not run", "0 / 4"]
     csv = pd.read_csv(results / "REPRODUCTION.csv")
     assert set(csv["verdict"]) <= {"within CI", "within 0.02", "outside", "no published value"}
     text = readme.read_text()
     assert "old" not in text and "docfact run configs/gnmf_small.yaml" in text
+    hours = wall_seconds(results / "gnmf_small", json.loads(
+        (results / "gnmf_small/manifest.json").read_text()))[0] / 3600
+    assert table["`make reproduce`"] == ["all", "", "`make reproduce`",
+                                         f"{hours:.1f} h (the runs so far)", "6 / 10", ""]
     assert text.startswith("intro\n") and text.endswith("end\n")
     png = results / "gnmf_small/k.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -18,7 +18,7 @@ from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.report.plots import plot_k
 from docfact.report.readme import splice
-from docfact.report.tables import protocol_words, read_folder, runtime
+from docfact.report.tables import protocol_words, read_folder, runtime, wall_seconds
 
 TOLERANCE = 0.02
 Z95 = 1.96
@@ -182,8 +182,8 @@ def _f(value, sign=""):
 
 def _update_readme(readme: Path, tables, waiting) -> None:
     """Replace the README's table of tables (between the markers) with the current one; the
-    configs `waiting` for a run are listed as not run."""
-    body = []
+    configs `waiting` for a run are listed as not run; a last row sums runs and wall time."""
+    body, done_all, planned_all = [], 0, 0
     for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
         verdicts = pd.Series([r["verdict"] for r in rows])
@@ -191,15 +191,22 @@ def _update_readme(readme: Path, tables, waiting) -> None:
         done = sum(r["runs"] for r in rows if r["metric"] == "AC") // max(
             1, sum(1 for r in rows if r["metric"] == "AC"))
         planned = len(config.k) * config.runs
+        done_all, planned_all = done_all + done, planned_all + planned
         body.append([paper_of(config.name), _table_name(config),
                      f"`docfact run configs/{config.name}.yaml`",
                      runtime(folder, manifest) if done >= planned else "partial (resumable)",
                      f"{done} / {planned}", status])
     for config in waiting:
+        planned_all += len(config.k) * config.runs
         body.append([paper_of(config.name), _table_name(config),
                      f"`docfact run configs/{config.name}.yaml`", "not run",
                      f"0 / {len(config.k) * config.runs}", ""])
     body.sort(key=lambda row: (row[0], row[2]))
+    times = [wall_seconds(folder, info["manifest"]) for folder, _, info in tables]
+    bound = "" if all(recorded for _, recorded in times) else ">= "
+    body.append(["all", "", "`make reproduce`",
+                 f"{bound}{sum(seconds for seconds, _ in times) / 3600:.1f} h (the runs so far)",
+                 f"{done_all} / {planned_all}", ""])
     splice(readme, "reproduction", tabulate(
         body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
         tablefmt="github"))

@@ -38,17 +38,22 @@ def read_folder(folder: Path):
     return parse_config(raw, str(folder / "config.yaml")), runs, manifest
 
 
-def runtime(folder: Path, manifest: dict) -> str:
-    """A results folder's run time for a reader: its recorded wall time, or, when that lies
-    below the least the runs could have taken (their methods' seconds in timings.csv over the
-    workers; sessions cut short before the manifest kept partial times recorded none), that
-    least time marked as a lower bound."""
+def wall_seconds(folder: Path, manifest: dict) -> tuple:
+    """(seconds, recorded): a results folder's recorded wall time, or, when that lies below the
+    least the runs could have taken (their methods' seconds in timings.csv over the workers;
+    sessions cut short before the manifest kept partial times recorded none), that least time,
+    with recorded False."""
     wall = sum(manifest.get("wall_seconds", []))
     cpu = pd.read_csv(Path(folder) / "timings.csv")["seconds"].sum()
     workers = manifest["jobs"] if manifest["jobs"] > 0 else manifest["cores"]
-    if wall >= cpu / workers:
-        return f"{wall / 60:.0f} min"
-    return f">= {cpu / workers / 60:.0f} min (wall time partly unrecorded)"
+    return (wall, True) if wall >= cpu / workers else (cpu / workers, False)
+
+
+def runtime(folder: Path, manifest: dict) -> str:
+    """A results folder's run time for a reader (wall_seconds), a lower bound marked as such."""
+    seconds, recorded = wall_seconds(folder, manifest)
+    return (f"{seconds / 60:.0f} min" if recorded
+            else f">= {seconds / 60:.0f} min (wall time partly unrecorded)")
 
 
 def protocol_words(manifest: dict) -> str:
