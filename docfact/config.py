@@ -58,6 +58,7 @@ class Config:
     check: dict  # the reduced protocol of `docfact check`: pairs, margin, against_own
     notes: str
     raw: dict  # the YAML mapping as read, saved beside the results
+    shares: str | None = None  # a table whose rows of identical methods this one takes (runner)
 
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
@@ -69,6 +70,16 @@ class Config:
             key["best_of"] = self.best_of
         if self.labelled is not None:
             key["labelled"] = self.labelled
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+    def row_key(self, method) -> str:
+        """Identifies what one method's records depend on: the data, seed and best_of, the
+        method itself, and the labelled fraction if it uses labels. Two tables with equal keys
+        for a method have the same rows for it at every (k, run)."""
+        key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
+               "seed": self.seed, "best_of": self.best_of,
+               "method": [method.name, method.algorithm, method.params, method.labels],
+               "labelled": self.labelled if method.semi_supervised else None}
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
@@ -179,7 +190,7 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
                   report.get("kind", "table"),
                   _published(raw.get("published"), f"{where}: published", names),
                   _check(raw.get("check", {}), f"{where}: check", names, k),
-                  raw.get("notes", ""), raw)
+                  raw.get("notes", ""), raw, raw.get("shares"))
 
 
 def _check_schema(raw, where: str) -> None:

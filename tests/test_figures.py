@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from docfact.cli import main
-from tests.test_runner import FAST, small_config
+from tests.test_runner import semi_config, small_config
 
 
 def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
@@ -49,18 +49,6 @@ def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
     binary = pd.read_csv(out / "weight=binary/runs.csv")
     assert binary["nmi"].tolist() == base[base.method == "GNMF"]["nmi"].tolist()
     assert (out / "sweep-GNMF-weight.png").exists()
-
-
-def semi_config(tmp_path, labelled=0.1):
-    """An RCF-table config on the real 20 Newsgroups data, k = 2, one run, few iterations."""
-    return small_config(
-        tmp_path, runs=1, k=(2,), name="semi", data={"view": "rcf_20newsgroups"},
-        protocol={"k": [2], "runs": 1, "seed": 7, "labelled": labelled},
-        labels={"rule": "kmeans", "metric": "cosine", "replicates": 3},
-        methods={"CF": {"algorithm": "cf", **FAST},
-                 "CCF": {"algorithm": "ccf", **FAST},
-                 "RCF": {"algorithm": "rcf", "alpha": 0.5, **FAST}},
-        published={"source": "RCF, Table 10", "ac": {"RCF": {2: "99.00±0.67"}}})
 
 
 def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path):

@@ -46,6 +46,18 @@ def small_config(tmp_path: Path, runs=2, k=(2, 3), name="small", **extra) -> Pat
     return path
 
 
+def semi_config(tmp_path, labelled=0.1, name="semi", **extra):
+    """An RCF-table config on the real 20 Newsgroups data, k = 2, one run, few iterations."""
+    return small_config(
+        tmp_path, runs=1, k=(2,), name=name, data={"view": "rcf_20newsgroups"},
+        protocol={"k": [2], "runs": 1, "seed": 7, "labelled": labelled},
+        labels={"rule": "kmeans", "metric": "cosine", "replicates": 3},
+        methods={"CF": {"algorithm": "cf", **FAST},
+                 "CCF": {"algorithm": "ccf", **FAST},
+                 "RCF": {"algorithm": "rcf", "alpha": 0.5, **FAST}},
+        published={"source": "RCF, Table 10", "ac": {"RCF": {2: "99.00±0.67"}}}, **extra)
+
+
 def run_cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
@@ -304,6 +316,24 @@ def test_a_run_cut_short_holds_the_same_runs_for_every_k(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "run_one", real)
     assert run_cli("run", cfg, "--out", out, "--jobs", 1, "--quiet").exit_code == 0
     assert len(pd.read_csv(out / "runs.csv")) == 3 * 3 * 4
+
+
+def test_a_table_that_shares_takes_the_rows_of_identical_methods(tmp_path):
+    """shares: NAME takes, from the folder NAME beside the table's, the rows of the methods
+    whose inputs are the same there (CF; CCF and RCF see other labels), in no time; the
+    records are those of computing every method."""
+    results = tmp_path / "results"
+    donor = semi_config(tmp_path, labelled=0.1)
+    assert run_cli("run", donor, "--out", results / "semi", "--quiet", "--jobs", 1).exit_code == 0
+    cfg = semi_config(tmp_path, labelled=0.3, name="semi_t30", shares="semi")
+    for out in (results / "semi_t30", tmp_path / "alone"):
+        assert run_cli("run", cfg, "--out", out, "--quiet", "--jobs", 1).exit_code == 0
+    shared, alone = results / "semi_t30", tmp_path / "alone"
+    assert (shared / "runs.csv").read_bytes() == (alone / "runs.csv").read_bytes()
+    seconds = pd.read_csv(shared / "timings.csv").set_index("method")["seconds"]
+    assert seconds["CF"] == 0 and (seconds[["CCF", "RCF"]] > 0).all()
+    assert (pd.read_csv(alone / "timings.csv")["seconds"] > 0).all()
+    assert json.loads((shared / "manifest.json").read_text())["shares"] == "semi"
 
 
 def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path):

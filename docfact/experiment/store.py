@@ -84,16 +84,20 @@ class RunStore:
         self.runs = folder / "runs.csv"
         self.timings = folder / "timings.csv"
 
-    def load(self, methods: list) -> dict:
-        """{(k, run): rows} of the complete runs; anything else is dropped from the files."""
+    def read(self, methods: list) -> dict:
+        """{(k, run): rows} of the complete runs (a row for each of `methods`), files untouched."""
         groups = {}
         if self.runs.exists():
             for row in csv.DictReader(complete_lines(self.runs)):
                 parsed = _parse(row)
                 if parsed is not None:
                     groups.setdefault((parsed["k"], parsed["run"]), []).append(parsed)
-        done = {key: rows for key, rows in groups.items()
+        return {key: rows for key, rows in groups.items()
                 if sorted(r["method"] for r in rows) == sorted(methods)}
+
+    def load(self, methods: list) -> dict:
+        """{(k, run): rows} of the complete runs; anything else is dropped from the files."""
+        done = self.read(methods)
         self._rewrite(done, methods)
         return done
 

@@ -40,11 +40,11 @@ def restricted(config: Config, methods, name: str) -> Config:
     raw = {**config.raw, "name": name,
            "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels}
                        for m in methods}}
-    for key in ("published", "check"):
+    for key in ("published", "check", "shares"):
         raw.pop(key, None)
     raw["report"] = {"unit": config.unit}
     return replace(config, name=name, methods=tuple(methods), raw=raw, published={},
-                   groups=((None, tuple(m.name for m in methods)),))
+                   groups=((None, tuple(m.name for m in methods)),), shares=None)
 
 
 def swept_config(config: Config, target: str, param: str, value) -> Config:
