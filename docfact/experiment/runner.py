@@ -182,16 +182,20 @@ def shared_rows(config: Config, out: Path) -> dict:
     depend on the same inputs (Config.row_key; data files of the same contents). The RCF
     paper's tables for t = 2% and 20% print the same unsupervised rows; computing them once
     saves about a quarter of the second table (KMeans, CF and LCCF: 68 of 245 s on a TDT2 run
-    at k = 12). Empty when that folder holds no results yet."""
-    folder = out.parent / config.shares if config.shares else None
-    if folder is None or not (folder / "manifest.json").exists():
+    at k = 12). Empty when that folder holds no results it can read (none yet, or written by
+    another docfact version): the rows are then computed, the same either way."""
+    if not config.shares:
         return {}
-    manifest = json.loads((folder / "manifest.json").read_text())
-    check_format(manifest, folder)
+    folder = out.parent / config.shares
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        check_format(manifest, folder)
+        donor = parse_config(yaml.safe_load((folder / "config.yaml").read_text()),
+                             str(folder / "config.yaml"))
+    except (OSError, ValueError, yaml.YAMLError, ConfigError):
+        return {}
     if manifest.get("data_hash") != data_hash(config):
         return {}
-    donor = parse_config(yaml.safe_load((folder / "config.yaml").read_text()),
-                         str(folder / "config.yaml"))
     keys = {m.name: donor.row_key(m) for m in donor.methods}
     names = {m.name for m in config.methods if keys.get(m.name) == config.row_key(m)}
     runs = RunStore(folder).read([m.name for m in donor.methods])
