@@ -169,6 +169,9 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     if classes is not None and max(k) > classes:
         raise ConfigError(f"{where}: protocol.k: k={max(k)} exceeds the {classes} classes of "
                           f"view {view if isinstance(view, str) else view.get('dataset')!r}")
+    if raw.get("shares") == name:
+        raise ConfigError(f"{where}: shares: names this table itself; name the table whose rows "
+                          "it takes")
     default_labels = _labels(raw.get("labels", "kmeans"))
     methods = []
     for mname, spec in raw["methods"].items():

@@ -30,6 +30,8 @@ GOOD = ("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: tfidf\n"
     (("runs: 1", "runs: 1, labelled: 2"), "line 5 (protocol.labelled): must be < 1; got 2"),
     (("{algorithm: kmeans}", "{algorithm: kmeans, labels: {rule: kmeans, metric: l1}}"),
      "line 7 (methods.KM.labels.metric): must be one of euclidean, cosine; got 'l1'"),
+    (("name: x\n", "name: x\nshares: x\n"), "line 2 (shares): names this table itself"),
+    (("name: x\n", "name: x\nshares: [a]\n"), "line 2 (shares): must be the name of another table"),
 ])
 def test_schema_errors_name_line_key_and_allowed_values(tmp_path, edit, expected):
     path = tmp_path / "c.yaml"
