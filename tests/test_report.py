@@ -65,6 +65,7 @@ def test_report_files_and_readme_table(results, tmp_path):
         (results / "gnmf_small/manifest.json").read_text()))[0] / 3600
     assert table["`make reproduce`"] == ["all", "", "`make reproduce`",
                                          f"{hours:.1f} h (the runs so far)", "6 / 10", ""]
+    assert f"Wall time of the runs so far: {hours:.1f} h (sum over the tables)." in md
     assert text.startswith("intro\n") and text.endswith("end\n")
     png = results / "gnmf_small/k.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

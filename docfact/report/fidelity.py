@@ -124,7 +124,8 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     lines += [tabulate(summary, ["paper", "tables", "rows", "within CI", "within 0.02",
                                  "outside"], tablefmt="github"), "",
               "Sensitivity tables rerun a paper's table with one protocol setting changed; "
-              "their notes say which and why.", ""]
+              "their notes say which and why.", "",
+              f"Wall time of the runs so far: {total_time(tables)} (sum over the tables).", ""]
     if waiting:
         lines += ["Not run yet (no results): " + ", ".join(
             f"`{c.name}` ({paper_of(c.name)}, {_table_name(c)})" for c in waiting) + ".", ""]
@@ -159,6 +160,13 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     if readme is not None:
         _update_readme(readme, tables, waiting)
     return text
+
+
+def total_time(tables) -> str:
+    """The tables' wall times summed, in hours; a lower bound when one of them is."""
+    times = [wall_seconds(folder, info["manifest"]) for folder, _, info in tables]
+    bound = "" if all(recorded for _, recorded in times) else ">= "
+    return f"{bound}{sum(seconds for seconds, _ in times) / 3600:.1f} h"
 
 
 def _table_name(config) -> str:
@@ -202,10 +210,7 @@ def _update_readme(readme: Path, tables, waiting) -> None:
                      f"`docfact run configs/{config.name}.yaml`", "not run",
                      f"0 / {len(config.k) * config.runs}", ""])
     body.sort(key=lambda row: (row[0], row[2]))
-    times = [wall_seconds(folder, info["manifest"]) for folder, _, info in tables]
-    bound = "" if all(recorded for _, recorded in times) else ">= "
-    body.append(["all", "", "`make reproduce`",
-                 f"{bound}{sum(seconds for seconds, _ in times) / 3600:.1f} h (the runs so far)",
+    body.append(["all", "", "`make reproduce`", f"{total_time(tables)} (the runs so far)",
                  f"{done_all} / {planned_all}", ""])
     splice(readme, "reproduction", tabulate(
         body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
