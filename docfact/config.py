@@ -63,24 +63,26 @@ class Config:
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
         runs)."""
-        key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
-               "seed": self.seed,
+        key = {**self._inputs(),
                "methods": [[m.name, m.algorithm, m.params, m.labels] for m in self.methods]}
         if self.best_of > 1:
             key["best_of"] = self.best_of
         if self.labelled is not None:
             key["labelled"] = self.labelled
-        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+        return _digest(key)
 
     def row_key(self, method) -> str:
         """Identifies what one method's records depend on: the data, seed and best_of, the
         method itself, and the labelled fraction if it uses labels. Two tables with equal keys
         for a method have the same rows for it at every (k, run)."""
-        key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
-               "seed": self.seed, "best_of": self.best_of,
-               "method": [method.name, method.algorithm, method.params, method.labels],
-               "labelled": self.labelled if method.semi_supervised else None}
-        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+        return _digest({**self._inputs(), "best_of": self.best_of,
+                        "method": [method.name, method.algorithm, method.params, method.labels],
+                        "labelled": self.labelled if method.semi_supervised else None})
+
+    def _inputs(self) -> dict:
+        """What every record depends on: the documents, their weighting and the master seed."""
+        return {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
+                "seed": self.seed}
 
     @property
     def scale(self) -> float:
@@ -107,6 +109,10 @@ class Config:
         if runs is not None:
             fields["runs"] = runs
         return Config(**fields)
+
+
+def _digest(key: dict) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def load_config(path) -> Config:

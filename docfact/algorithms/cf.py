@@ -125,7 +125,7 @@ class CF(MultiplicativeFactorization):
     Attributes: association_ (n, K) = W; n_iter_; objective_.
     """
 
-    _semi_supervised = False  # True: fit_transform needs partial labels y (-1 = unlabelled)
+    semi_supervised = False  # True: fit_transform needs partial labels y (-1 = unlabelled)
 
     def __init__(self, n_components, *, kernel="linear", degree=2, ncw=False,
                  loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
@@ -160,7 +160,7 @@ class CF(MultiplicativeFactorization):
         """
         X = check_data(X, nonnegative=False)  # kernels with negative entries: Section 3.5
         self._check_n_samples(X.shape[0])
-        if self._semi_supervised:
+        if self.semi_supervised:
             y = check_partial_labels(y, X.shape[0])
         S, lam = self._affinity(X, S, y)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)

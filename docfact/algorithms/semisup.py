@@ -153,7 +153,7 @@ class CCF(CF):
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state)
 
-    _semi_supervised = True
+    semi_supervised = True
 
     def _rule(self, K, S, lam, gamma, y):
         self.label_matrix_ = label_matrix(y)
@@ -169,7 +169,7 @@ class _SemiSupervisedLCCF(LCCF):
     term; fit_transform(X, y, S=None): y partial labels (-1 unlabelled), S the p-NN graph if
     built (from X's rows otherwise)."""
 
-    _semi_supervised = True
+    semi_supervised = True
 
     def __init__(self, n_components, *, lam=100.0, p=5, weight="cosine", kernel="linear",
                  degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,

@@ -19,7 +19,6 @@ class Algorithm:
     """An estimator class; `clusters` if it predicts labels itself, else it returns V.
 
     graph: the name of the fit parameter that takes the run's shared p-NN graph, if any.
-    semi_supervised: fit with the run's partial labels y (-1 for the unlabelled samples).
     Estimators with a `kernel` parameter other than "linear" get the run's shared kernel matrix
     (kernel="precomputed").
     """
@@ -27,7 +26,12 @@ class Algorithm:
     estimator: type
     clusters: bool = False
     graph: str | None = None
-    semi_supervised: bool = False
+
+    @property
+    def semi_supervised(self) -> bool:
+        """Fitted with the run's partial labels y (-1 for the unlabelled samples): the
+        estimator class says so (CF's family, semisup.py)."""
+        return getattr(self.estimator, "semi_supervised", False)
 
 
 ALGORITHMS = {
@@ -42,11 +46,11 @@ ALGORITHMS = {
     "sparse_nmf": Algorithm(alg.SparseNMF),
     "hht": Algorithm(alg.SymmetricNMF),
     "pspt": Algorithm(alg.PSPt),
-    "ccf": Algorithm(alg.CCF, semi_supervised=True),
-    "semi_lccf": Algorithm(alg.SemiLCCF, graph="S", semi_supervised=True),
-    "cnpcf": Algorithm(alg.CNPCF, graph="S", semi_supervised=True),
-    "gdcf": Algorithm(alg.GDCF, graph="S", semi_supervised=True),
-    "rcf": Algorithm(alg.RCF, graph="S", semi_supervised=True),
+    "ccf": Algorithm(alg.CCF),
+    "semi_lccf": Algorithm(alg.SemiLCCF, graph="S"),
+    "cnpcf": Algorithm(alg.CNPCF, graph="S"),
+    "gdcf": Algorithm(alg.GDCF, graph="S"),
+    "rcf": Algorithm(alg.RCF, graph="S"),
 }
 
 

@@ -5,7 +5,6 @@ N workers use N cores and the numbers do not depend on N. Every finished run is 
 runs.csv at once; a rerun skips the runs already recorded.
 """
 
-import functools
 import json
 import os
 import platform
@@ -21,14 +20,14 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from docfact import atomic, metrics
-from docfact.config import Config, parse_config
+from docfact.config import Config
 from docfact.datasets import preprocess
 from docfact.datasets.stats import duplicate_documents
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-from docfact.experiment.store import Lock, RunStore, check_format
+from docfact.experiment.store import Lock, RunStore, check_format, read_setup
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
@@ -62,12 +61,13 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 (out / name).unlink(missing_ok=True)
         old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+        digest = data_hash(config)
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
                                   "methods changed); rerun with --fresh or choose --out")
             check_format(old, out)
-            if old.get("data_hash") != data_hash(config):
+            if old.get("data_hash") != digest:
                 raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
                                   "with --fresh or choose --out")
         atomic.write_text(out / "config.yaml", yaml.safe_dump(config.raw, sort_keys=False,
@@ -83,8 +83,9 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         todo = [(k, r) for k, r in grid if (k, r) not in done]
         started = time.time()
         walls = old.get("wall_seconds", [])
-        _write_manifest(out, config, corpus, jobs, walls)
-        taken = shared_rows(config, out)
+        manifest = _manifest(config, corpus, jobs, digest)
+        _write_manifest(out, manifest, walls)
+        taken = shared_rows(config, out, digest)
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
                                   taken.get((k, r), {}))
                  for k, r in todo)
@@ -95,13 +96,12 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
                 for rows, timings in parallel(tasks):
                     store.append(rows, timings)
                     # this session's wall time so far: kept even if the run is cut short
-                    _write_manifest(out, config, corpus, jobs,
-                                    walls + [round(time.time() - started, 1)])
+                    _write_manifest(out, manifest, walls + [round(time.time() - started, 1)])
                     bar.update()
         bar.close()
         store.load(names)  # rewrites both files sorted: completion order depends on parallelism
         if todo:
-            _write_manifest(out, config, corpus, jobs, walls + [round(time.time() - started, 1)])
+            _write_manifest(out, manifest, walls + [round(time.time() - started, 1)])
     return out
 
 
@@ -176,10 +176,11 @@ def data_notes(X) -> str:
     return f"{d} duplicate documents" if d else ""
 
 
-def shared_rows(config: Config, out: Path) -> dict:
+def shared_rows(config: Config, out: Path, digest) -> dict:
     """{(k, run): {method: record}} that this table takes from the table it `shares` (the
     folder of that name beside `out`): the complete runs there, for the methods whose records
-    depend on the same inputs (Config.row_key; data files of the same contents). The RCF
+    depend on the same inputs (Config.row_key; a data file of the same contents, `digest`
+    its data_hash). The RCF
     paper's tables for t = 2% and 20% print the same unsupervised rows; computing them once
     saves about a quarter of the second table (KMeans, CF and LCCF: 68 of 245 s on a TDT2 run
     at k = 12). Empty when that folder holds no results it can read (none yet, or written by
@@ -188,13 +189,10 @@ def shared_rows(config: Config, out: Path) -> dict:
         return {}
     folder = out.parent / config.shares
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
-        check_format(manifest, folder)
-        donor = parse_config(yaml.safe_load((folder / "config.yaml").read_text()),
-                             str(folder / "config.yaml"))
-    except (OSError, ValueError, yaml.YAMLError, ConfigError):
+        donor, manifest = read_setup(folder)
+    except DocfactError:
         return {}
-    if manifest.get("data_hash") != data_hash(config):
+    if manifest.get("data_hash") != digest:
         return {}
     keys = {m.name: donor.row_key(m) for m in donor.methods}
     names = {m.name for m in config.methods if keys.get(m.name) == config.row_key(m)}
@@ -263,24 +261,21 @@ def _make_folder(out: Path) -> None:
         raise ConfigError(f"--out {out}: not a writable folder ({e.strerror})") from None
 
 
-@functools.cache
 def _versions() -> dict:
-    """The versions that produced the records (looked up once: the manifest is rewritten after
-    every finished run)."""
+    """The versions that produced the records."""
     return {pkg: metadata.version(pkg) for pkg in
             ("docfact", "numpy", "scipy", "scikit-learn", "joblib")}
 
 
-def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -> None:
-    """What produced these results: config, data, seed, versions, machine, and the wall time
-    of each session that computed runs (seconds)."""
-    path = out / "manifest.json"
-    manifest = {
+def _manifest(config: Config, corpus, jobs: int, digest) -> dict:
+    """What produced these results: config, data (`digest`: its data_hash), seed, versions,
+    machine."""
+    return {
         "config": config.name,
         "title": config.title,
         "protocol_hash": config.protocol_hash(),
         "records": RECORDS_FORMAT,
-        "data_hash": data_hash(config),
+        "data_hash": digest,
         "view": config.view,
         "weighting": config.weighting,
         "weight_on": config.weight_on,
@@ -296,7 +291,11 @@ def _write_manifest(out: Path, config: Config, corpus, jobs: int, walls: list) -
         "versions": _versions(),
         "cores": os.cpu_count(),
         "jobs": jobs,
-        "wall_seconds": walls,
     }
-    atomic.write_text(path, json.dumps(manifest, indent=2) + "\n")
+
+
+def _write_manifest(out: Path, manifest: dict, walls: list) -> None:
+    """The manifest with the wall time of each session that computed runs (seconds)."""
+    atomic.write_text(out / "manifest.json",
+                      json.dumps({**manifest, "wall_seconds": walls}, indent=2) + "\n")
 

@@ -9,11 +9,15 @@ done only when every method of the config has a well-formed row for it: rows of 
 import csv
 import fcntl
 import io
+import json
 import math
 import os
 from pathlib import Path
 
+import yaml
+
 from docfact import atomic
+from docfact.config import parse_config
 from docfact.errors import ConfigError, DocfactError
 
 FIELDS = ["k", "run", "method", "status", "ac", "nmi", "n_iter", "objective", "n_docs", "classes",
@@ -43,6 +47,18 @@ def _csv(rows, fields) -> str:
     for row in rows:
         w.writerow([_format(row.get(f)) for f in fields])
     return buf.getvalue()
+
+
+def read_setup(folder: Path) -> tuple:
+    """(config, manifest) of a results folder: the config that produced its records and its
+    manifest; DocfactError if it is not one, ConfigError for records of another format."""
+    try:
+        raw = yaml.safe_load((folder / "config.yaml").read_text())
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
+    check_format(manifest, folder)
+    return parse_config(raw, str(folder / "config.yaml")), manifest
 
 
 def complete_lines(path: Path) -> list:

@@ -6,19 +6,16 @@ adds our difference from the published average.
 """
 
 import io
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from tabulate import tabulate
 
 from docfact import atomic
-from docfact.config import parse_config
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
-from docfact.experiment.store import check_format, complete_lines
+from docfact.experiment.store import complete_lines, read_setup
 
 TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
 
@@ -26,16 +23,14 @@ TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
 def read_folder(folder: Path):
     """(config, runs, manifest) of a results folder; DocfactError if it is not one."""
     folder = Path(folder)
+    config, manifest = read_setup(folder)
     try:
-        raw = yaml.safe_load((folder / "config.yaml").read_text())
         text = "\n".join(complete_lines(folder / "runs.csv"))
         runs = pd.read_csv(io.StringIO(text), keep_default_na=False,
                            na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
-        manifest = json.loads((folder / "manifest.json").read_text())
-    except (OSError, ValueError, yaml.YAMLError) as e:
+    except (OSError, ValueError) as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
-    check_format(manifest, folder)
-    return parse_config(raw, str(folder / "config.yaml")), runs, manifest
+    return config, runs, manifest
 
 
 def wall_seconds(folder: Path, manifest: dict) -> tuple:
