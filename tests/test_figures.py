@@ -74,6 +74,22 @@ def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "protocol.labelled=1.5",
                                     "--out", str(out)])
     assert res.exit_code == 2 and "fractions in (0, 1)" in res.output
+    # RCF Fig. 3: --by sets a second parameter within each value, one line per value; the
+    # method keeps its name (and so its random stream): links=both is the table's RCF
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "protocol.labelled=0.1",
+                                    "--by", "RCF.links=both,must", "--out", str(out / "by"),
+                                    "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    by = pd.read_csv(out / "by/sweep-protocol-labelled-by-links.csv")
+    assert list(by["method"]) == ["RCF (links=both)", "RCF (links=must)"]
+    rcf = base[base.method == "RCF"].reset_index(drop=True)
+    both = pd.read_csv(out / "by/labelled=0.1/links=both/runs.csv")
+    pd.testing.assert_frame_equal(both[rcf.columns], rcf, check_dtype=False)
+    must = pd.read_csv(out / "by/labelled=0.1/links=must/runs.csv")
+    assert not np.allclose(must["objective"], rcf["objective"])
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "RCF.links=must",
+                                    "--by", "RCF.links=both", "--out", str(out / "by")])
+    assert res.exit_code == 2 and "--by: 'RCF.links=both' is the parameter" in res.output
 
 
 def test_bad_sweep_parameter_is_one_line(tmp_path):

@@ -119,6 +119,10 @@ def validate(config_paths):
                    "(e.g. lccf.lambda=1,10,100 or LCCF-NCW.p=1,3,5,7), or "
                    "protocol.labelled=T1,T2,... (the semi-supervised methods' labelled "
                    "fraction).")
+@click.option("--by", "by_text",
+              help="METHOD.PARAM=V1,V2,...: a second parameter, one line per value at each "
+                   "value of --param (e.g. --param protocol.labelled=0.02,0.1,0.2 "
+                   "--by RCF.links=must,cannot,both).")
 @click.option("--baselines", help="Comma-separated methods of the config run unchanged on the same "
                                   "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
@@ -126,8 +130,8 @@ def validate(config_paths):
 @click.option("--jobs", type=int, default=-1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>/sweep).")
-def sweep(config_path, param_text, baselines, runs, k, jobs, out):
-    """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-2, 4-6): sweep-PARAM.csv,
+def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
+    """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6): sweep-PARAM.csv,
     .png and .svg."""
     from docfact import atomic
     from docfact.experiment.sweep import parse_param
@@ -137,11 +141,14 @@ def sweep(config_path, param_text, baselines, runs, k, jobs, out):
     if runs is not None and runs < 1:
         raise ConfigError(f"--runs: must be >= 1, got {runs}")
     target, param, values = parse_param(param_text)
+    by = parse_param(by_text) if by_text else None
+    if by and by[:2] == (target, param):
+        raise ConfigError(f"--by: {by_text!r} is the parameter --param already sweeps")
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
     table = run_sweep(config, target, param, values, folder, jobs,
-                      baselines.split(",") if baselines else ())
-    csv = folder / f"sweep-{target}-{param}.csv"
+                      baselines.split(",") if baselines else (), by)
+    csv = folder / f"sweep-{target}-{param}{f'-by-{by[1]}' if by else ''}.csv"
     atomic.write_text(csv, table.to_csv(index=False, float_format="%.6f"))
     click.echo(table.to_string(index=False))
     for p in plot_sweep(csv):

@@ -1,6 +1,7 @@
-"""Parameter sweeps (LCCF Figs. 1-2, RCF Figs. 1-2 and 4-6): one protocol run per value, then
-averages over k. The swept parameter is a method's (METHOD.PARAM) or the protocol's labelled
-fraction (protocol.labelled), which varies the labels every semi-supervised method sees."""
+"""Parameter sweeps (LCCF Figs. 1-2, RCF Figs. 1-6): one protocol run per value, then averages
+over k. The swept parameter is a method's (METHOD.PARAM) or the protocol's labelled fraction
+(protocol.labelled), which varies the labels every semi-supervised method sees; a second one
+(`by`) gives one line per value (RCF Fig. 3: the labelled fraction, by the links propagated)."""
 
 import re
 from dataclasses import replace
@@ -93,18 +94,33 @@ def _averages(folder: Path, config: Config) -> pd.DataFrame:
 
 
 def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
-          baselines=()) -> pd.DataFrame:
+          baselines=(), by=None) -> pd.DataFrame:
     """Run each value into out/<param>=<value>/ and the `baselines` (methods left unchanged,
     as reference lines) into out/baselines/; return (param, value, method, ac, nmi), the
-    averages over k (value empty for a baseline)."""
+    averages over k (value empty for a baseline).
+
+    by : optional (target, param, values) of a second parameter, set within each value of the
+        first: one line per value, its runs in out/<param>=<value>/<by param>=<by value>/ and
+        its rows' method "METHOD (<by param>=<by value>)" (RCF Fig. 3: the labelled fraction,
+        by the links propagated)."""
     parts = []
     for value in values:
         c = swept_config(config, target, param, value)
-        parts.append(_averages(run(c, out / f"{param}={value}", jobs=jobs, progress=True), c)
-                     .assign(value=value))
+        for label, folder, line in _lines(c, out / f"{param}={value}", by):
+            table = _averages(run(line, folder, jobs=jobs, progress=True), line)
+            parts.append(table.assign(value=value, method=table["method"] + label))
     if baselines:
         c = baseline_config(config, baselines)
         parts.append(_averages(run(c, out / "baselines", jobs=jobs, progress=True), c)
                      .assign(value=None))
     table = pd.concat(parts, ignore_index=True).assign(param=param)
     return table[["param", "value", "method", "ac", "nmi"]]
+
+
+def _lines(config: Config, folder: Path, by) -> list:
+    """[(label, folder, config)] of one value of a sweep: itself, or one per value of `by`."""
+    if by is None:
+        return [("", folder, config)]
+    target, param, values = by
+    return [(f" ({param}={v})", folder / f"{param}={v}", swept_config(config, target, param, v))
+            for v in values]
