@@ -70,12 +70,14 @@ def test_report_files_and_readme_table(results, tmp_path):
     png = results / "gnmf_small/k.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "[`k.png`](gnmf_small/k.png)" in md and "convergence.png" not in md
-    (results / "gnmf_small/sweep").mkdir()
-    (results / "gnmf_small/sweep/sweep-GNMF-lam.png").write_bytes(png.read_bytes())
+    for sub in ("sweep", "constraints"):  # a sweep's default folder, and one given by --out
+        (results / "gnmf_small" / sub).mkdir()
+        (results / "gnmf_small" / sub / "sweep-GNMF-lam.png").write_bytes(png.read_bytes())
     CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme),
                                     "--configs", str(configs)])
     md = (results / "REPRODUCTION.md").read_text()
     assert "[`sweep/sweep-GNMF-lam.png`](gnmf_small/sweep/sweep-GNMF-lam.png)" in md
+    assert "[`constraints/sweep-GNMF-lam.png`](gnmf_small/constraints/sweep-GNMF-lam.png)" in md
     before = (results / "gnmf_small/k.svg").read_bytes()
     CliRunner().invoke(main, ["plot", "k", str(results / "gnmf_small")])
     assert (results / "gnmf_small/k.svg").read_bytes() == before  # no dates: same bytes

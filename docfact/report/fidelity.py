@@ -177,8 +177,10 @@ def _table_name(config) -> str:
 
 
 def _figures(folder: Path) -> str:
-    """Links to the table's figures: AC/NMI against k, then any convergence and sweep plots."""
-    pngs = [folder / "k.png", folder / "convergence.png", *sorted(folder.glob("sweep/*.png"))]
+    """Links to the table's figures: AC/NMI against k, then any convergence and sweep plots
+    (sweep-*.png in any of its subfolders: sweep/, or a sweep's own --out such as
+    constraints/)."""
+    pngs = [folder / "k.png", folder / "convergence.png", *sorted(folder.glob("*/sweep-*.png"))]
     return ", ".join(f"[`{p.relative_to(folder)}`]({p.relative_to(folder.parent)})"
                      for p in pngs if p.exists())
 
