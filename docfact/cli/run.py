@@ -142,8 +142,6 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
         raise ConfigError(f"--runs: must be >= 1, got {runs}")
     target, param, values = parse_param(param_text)
     by = parse_param(by_text) if by_text else None
-    if by and by[:2] == (target, param):
-        raise ConfigError(f"--by: {by_text!r} is the parameter --param already sweeps")
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
     table = run_sweep(config, target, param, values, folder, jobs,

@@ -103,6 +103,9 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
         first: one line per value, its runs in out/<param>=<value>/<by param>=<by value>/ and
         its rows' method "METHOD (<by param>=<by value>)" (RCF Fig. 3: the labelled fraction,
         by the links propagated)."""
+    if by and by[:2] == (target, param):
+        text = f"{target}.{param}={','.join(map(str, by[2]))}"
+        raise ConfigError(f"--by: {text!r} is the parameter --param already sweeps")
     parts = []
     for value in values:
         c = swept_config(config, target, param, value)
