@@ -70,7 +70,9 @@ class LCCFRule:
 
     def penalize(self, V, num, den) -> tuple:
         """(num, den) of the V update with the regulariser's parts added: lambda S V to the
-        numerator, lambda D V to the denominator (Eq. 18); for the rules that add terms."""
+        numerator, lambda D V to the denominator (Eq. 18); for the rules that add terms. A dense
+        S (RCF's W~) is multiplied one start at a time: taken for all starts at once, as K is,
+        OpenBLAS sums some sizes in another order and the committed digits would move."""
         if self.lam > 0:
             num = num + self.S @ V
             den = den + self.d[:, None] * V
