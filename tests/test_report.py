@@ -1,6 +1,8 @@
 """The reproduction report and plots, rebuilt from result files alone."""
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -102,3 +104,18 @@ def test_runtime_is_the_recorded_wall_time_or_its_lower_bound(tmp_path):
     manifest["wall_seconds"] = [90.0]
     assert runtime(tmp_path, manifest) == ">= 2 min (wall time partly unrecorded)"
     assert runtime(tmp_path, {**manifest, "jobs": -1, "cores": 4}) == "2 min"
+
+
+@pytest.mark.parametrize("doc", ["README.md", "results/REPRODUCTION.md"])
+def test_committed_documents_link_to_existing_files(doc):
+    """Every relative link of the committed README and report names a file in the repository,
+    in one piece (a link wrapped inside its address does not render)."""
+    root = Path(__file__).resolve().parents[1]
+    path = root / doc
+    targets = re.findall(r"\]\(([^)]*)\)", path.read_text())
+    assert targets
+    for target in targets:
+        if target.startswith(("http://", "https://", "#")):
+            continue
+        assert not re.search(r"\s", target), f"{doc}: link address wrapped: {target!r}"
+        assert (path.parent / target.split("#")[0]).exists(), f"{doc}: no file {target}"
