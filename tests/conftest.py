@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import docfact  # noqa: F401  (first: it pins NumPy's SIMD loops, see docfact/digits.py)
+
 MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 

@@ -1,0 +1,63 @@
+"""The committed digits depend on NumPy's SIMD loops and OpenBLAS's kernels: docfact pins them."""
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from docfact.config import load_config
+from docfact.digits import ABOVE_AVX2, _has_avx2, deviation
+from docfact.experiment.runner import run
+
+ROOT = Path(__file__).resolve().parents[1]
+AVX2 = pytest.mark.skipif(not _has_avx2(), reason="the committed loops need x86-64 with AVX2")
+
+
+def _python(code: str, **env) -> str:
+    """Run code in a fresh interpreter without the pinning variables (plus env); its stdout."""
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE")}
+    out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+@AVX2
+def test_this_test_process_computes_with_the_committed_loops():
+    assert deviation() is None
+
+
+@AVX2
+def test_importing_docfact_first_pins_numpy_and_openblas():
+    code = ("import docfact, numpy, os; from docfact.digits import deviation; "
+            "print(os.environ['NPY_DISABLE_CPU_FEATURES'], os.environ['OPENBLAS_CORETYPE'], "
+            "deviation(), sep='|')")
+    assert _python(code) == f"{' '.join(ABOVE_AVX2)}|Haswell|None"
+
+
+@AVX2
+def test_the_users_own_settings_are_kept_and_reported():
+    code = ("import docfact, numpy, os; from docfact.digits import deviation; "
+            "print(os.environ['OPENBLAS_CORETYPE'], deviation(), sep='|')")
+    kept, reason = _python(code, OPENBLAS_CORETYPE="Sandybridge").split("|")
+    assert kept == "Sandybridge"
+    assert "Sandybridge kernels" in reason and "OPENBLAS_CORETYPE=Haswell" in reason
+
+
+@AVX2
+def test_a_run_whose_labels_depend_on_the_loops_gives_the_committed_row(tmp_path):
+    """LCCF on TDT2 (rcf_tdt2_t2, k = 9, run 0) reaches AC 0.897 with NumPy's AVX-512 loops,
+    0.741 (the committed row) with the AVX2 ones: this test fails if the pin is lost."""
+    config = load_config(ROOT / "configs" / "rcf_tdt2_t2.yaml")
+    config = dataclasses.replace(config, methods=tuple(m for m in config.methods
+                                                       if m.name == "LCCF"))
+    out = run(config, tmp_path / "lccf", jobs=1, progress=False, pairs=[(9, 0)])
+    new = pd.read_csv(out / "runs.csv").iloc[0]
+    committed = pd.read_csv(ROOT / "results" / "rcf_tdt2_t2" / "runs.csv")
+    row = committed[(committed.k == 9) & (committed.run == 0) & (committed.method == "LCCF")]
+    for column in ("ac", "nmi", "objective"):
+        assert new[column] == row[column].item()
