@@ -18,7 +18,11 @@ ABOVE_AVX2 = ("X86_V4", "AVX512_ICL", "AVX512_SPR")
 BLAS_KERNELS = "Haswell"
 
 
-def _has_avx2() -> bool:
+class DigitsWarning(UserWarning):
+    """This process may not compute the committed digits (see deviation())."""
+
+
+def has_avx2() -> bool:
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f
@@ -30,7 +34,7 @@ def _has_avx2() -> bool:
 
 def pin() -> None:
     """Ask NumPy and OpenBLAS for the AVX2 paths (effective only before NumPy is imported)."""
-    if platform.machine() in ("x86_64", "AMD64") and _has_avx2():
+    if platform.machine() in ("x86_64", "AMD64") and has_avx2():
         os.environ.setdefault("NPY_DISABLE_CPU_FEATURES", " ".join(ABOVE_AVX2))
         os.environ.setdefault("OPENBLAS_CORETYPE", BLAS_KERNELS)
 

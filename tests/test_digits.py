@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 
 from docfact.config import load_config
-from docfact.digits import ABOVE_AVX2, _has_avx2, deviation
+from docfact.digits import ABOVE_AVX2, deviation, has_avx2
 from docfact.experiment.runner import run
+from tests.test_runner import run_cli, small_config
 
 ROOT = Path(__file__).resolve().parents[1]
-AVX2 = pytest.mark.skipif(not _has_avx2(), reason="the committed loops need x86-64 with AVX2")
+AVX2 = pytest.mark.skipif(not has_avx2(), reason="the committed loops need x86-64 with AVX2")
 
 
 def _python(code: str, **env) -> str:
@@ -61,3 +62,16 @@ def test_a_run_whose_labels_depend_on_the_loops_gives_the_committed_row(tmp_path
     row = committed[(committed.k == 9) & (committed.run == 0) & (committed.method == "LCCF")]
     for column in ("ac", "nmi", "objective"):
         assert new[column] == row[column].item()
+
+
+def test_a_run_off_the_committed_loops_says_so_in_one_line(tmp_path, monkeypatch):
+    """The runner (shared by run, check and sweep) warns; the command line shows one line."""
+    from docfact.experiment import runner
+
+    monkeypatch.setattr(runner, "deviation", lambda: "NumPy uses its X86_V4 loops")
+    res = run_cli("run", small_config(tmp_path, runs=1, k=(2,)), "--jobs", "1",
+              "--quiet", "--out", tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    notes = [line for line in res.stderr.splitlines() if line.startswith("docfact: note:")]
+    assert notes == ["docfact: note: NumPy uses its X86_V4 loops; runs may differ from the "
+                     "committed results in their last digits, and some then in their labels"]

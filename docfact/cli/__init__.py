@@ -1,10 +1,14 @@
 """The `docfact` command line: every user error is one line on stderr and a non-zero exit."""
 
 import sys
+import warnings
 
 import click
 
+from docfact.digits import DigitsWarning
 from docfact.errors import DocfactError
+
+_python_showwarning = warnings.showwarning
 
 
 def _one_line(message: str) -> str:
@@ -12,10 +16,19 @@ def _one_line(message: str) -> str:
     return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
+def _show(message, category, filename, lineno, file=None, line=None):
+    """docfact's own notes as one line on stderr; other warnings as Python shows them."""
+    if issubclass(category, DigitsWarning):
+        click.echo(f"docfact: note: {message}", err=True)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
 class _Group(click.Group):
     """A click group that turns DocfactError (and interrupts) into one line and an exit code."""
 
     def invoke(self, ctx):
+        warnings.showwarning = _show
         try:
             return super().invoke(ctx)
         except DocfactError as e:

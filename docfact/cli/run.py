@@ -8,16 +8,6 @@ from docfact.config import load_config
 from docfact.errors import ConfigError
 
 
-def _note_digits():
-    """One line on stderr when this machine may not compute the committed digits."""
-    from docfact.digits import deviation
-
-    reason = deviation()
-    if reason:
-        click.echo(f"docfact: note: {reason}; runs may differ from the committed results in "
-                   "their last digits, and some then in their labels", err=True)
-
-
 def _k_option(value):
     if value is None:
         return None
@@ -60,7 +50,6 @@ def run(config_path, runs, k, jobs, fresh, out, quiet, backend, scheduler):
     folder = Path(out) if out else Path("results") / config.name
     if scheduler and backend != "dask":
         raise ConfigError("--scheduler goes with --backend dask")
-    _note_digits()
     run_protocol(config, folder, jobs=jobs, fresh=fresh, progress=not quiet, backend=backend,
                  scheduler=scheduler)
     text = write_tables(folder)
@@ -95,7 +84,6 @@ def check(config_paths, results, jobs, quick):
     """
     from docfact.experiment.check import check as check_table
 
-    _note_digits()
     failed = 0
     for path in config_paths:
         config = load_config(path)
@@ -156,7 +144,6 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     by = parse_param(by_text) if by_text else None
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
-    _note_digits()
     table = run_sweep(config, target, param, values, folder, jobs,
                       baselines.split(",") if baselines else (), by)
     csv = folder / f"sweep-{target}-{param}{f'-by-{by[1]}' if by else ''}.csv"

@@ -9,6 +9,7 @@ import json
 import os
 import platform
 import time
+import warnings
 from contextlib import ExitStack, contextmanager
 from importlib import metadata
 from pathlib import Path
@@ -23,6 +24,7 @@ from docfact import atomic, metrics
 from docfact.config import Config
 from docfact.datasets import preprocess
 from docfact.datasets.stats import duplicate_documents
+from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled
@@ -49,6 +51,10 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
     backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
     `scheduler`, or a local cluster of `jobs` single-threaded workers).
     """
+    reason = deviation()
+    if reason:
+        warnings.warn(f"{reason}; runs may differ from the committed results in their last "
+                      "digits, and some then in their labels", DigitsWarning, stacklevel=2)
     corpus = load_view(config)
     classes = np.unique(corpus.y)
     if max(config.k) > len(classes):
