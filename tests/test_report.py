@@ -67,7 +67,8 @@ def test_report_files_and_readme_table(results, tmp_path):
         (results / "gnmf_small/manifest.json").read_text()))[0] / 3600
     assert table["`make reproduce`"] == ["all", "", "`make reproduce`",
                                          f"{hours:.1f} h (the runs so far)", "6 / 10", ""]
-    assert f"Wall time of the runs so far: {hours:.1f} h (sum over the tables)." in md
+    assert (f"Wall time of the runs so far: {hours:.1f} h over the tables and 0.0 h over the "
+            "figures' sweeps") in md
     assert text.startswith("intro\n") and text.endswith("end\n")
     png = results / "gnmf_small/k.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -78,6 +79,20 @@ def test_report_files_and_readme_table(results, tmp_path):
     CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme),
                                     "--configs", str(configs)])
     md = (results / "REPRODUCTION.md").read_text()
+    # a --by sweep's records, two levels below the table: their wall time joins make reproduce's
+    swept = results / "gnmf_small/sweep/labelled=0.02/links=must"
+    swept.mkdir(parents=True)
+    manifest = json.loads((results / "gnmf_small/manifest.json").read_text())
+    manifest["wall_seconds"] = [7200.0]
+    (swept / "manifest.json").write_text(json.dumps(manifest))
+    (swept / "timings.csv").write_text((results / "gnmf_small/timings.csv").read_text())
+    CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme),
+                              "--configs", str(configs)])
+    md = (results / "REPRODUCTION.md").read_text()
+    assert "2.0 h over the figures' sweeps" in md
+    table = {cells[2]: cells for cells in ([c.strip() for c in line.split("|")[1:-1]] for line
+                                           in readme.read_text().splitlines() if line[:2] == "| ")}
+    assert table["`make reproduce`"][3] == f"{hours + 2:.1f} h (the runs so far)"
     assert "[`sweep/sweep-GNMF-lam.png`](gnmf_small/sweep/sweep-GNMF-lam.png)" in md
     assert "[`constraints/sweep-GNMF-lam.png`](gnmf_small/constraints/sweep-GNMF-lam.png)" in md
     before = (results / "gnmf_small/k.svg").read_bytes()

@@ -7,6 +7,7 @@ sqrt(sum_k s_k^2 / n_k) / |k| (runs of different k are independent); the 95% int
 """
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +126,9 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                                  "outside"], tablefmt="github"), "",
               "Sensitivity tables rerun a paper's table with one protocol setting changed; "
               "their notes say which and why.", "",
-              f"Wall time of the runs so far: {total_time(tables)} (sum over the tables).", ""]
+              f"Wall time of the runs so far: {total_time(found)} over the tables and "
+              f"{total_time(sweep_folders(results))} over the figures' sweeps (sums of the "
+              f"recorded times; `make reproduce` runs both).", ""]
     if waiting:
         lines += ["Not run yet (no results): " + ", ".join(
             f"`{c.name}` ({paper_of(c.name)}, {_table_name(c)})" for c in waiting) + ".", ""]
@@ -158,15 +161,23 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     text = "\n".join(lines)
     atomic.write_text(results / "REPRODUCTION.md", text)
     if readme is not None:
-        _update_readme(readme, tables, waiting)
+        _update_readme(readme, results, tables, waiting)
     return text
 
 
-def total_time(tables) -> str:
-    """The tables' wall times summed, in hours; a lower bound when one of them is."""
-    times = [wall_seconds(folder, info["manifest"]) for folder, _, info in tables]
+def total_time(folders) -> str:
+    """The wall times of result folders (paths) summed, in hours; a lower bound when one is."""
+    times = [wall_seconds(folder, json.loads((folder / "manifest.json").read_text()))
+             for folder in folders]
     bound = "" if all(recorded for _, recorded in times) else ">= "
     return f"{bound}{sum(seconds for seconds, _ in times) / 3600:.1f} h"
+
+
+def sweep_folders(results: Path) -> list:
+    """The record folders of the figures' sweeps: one per swept value, below a table's folder
+    (results/TABLE/sweep/lam=1, results/TABLE/sweep/labelled=0.02/links=must with --by, or a
+    sweep's own --out)."""
+    return sorted(p.parent for p in Path(results).glob("*/*/**/manifest.json"))
 
 
 def _table_name(config) -> str:
@@ -190,7 +201,7 @@ def _f(value, sign=""):
         f"{value:{sign}.3f}")
 
 
-def _update_readme(readme: Path, tables, waiting) -> None:
+def _update_readme(readme: Path, results: Path, tables, waiting) -> None:
     """Replace the README's table of tables (between the markers) with the current one; the
     configs `waiting` for a run are listed as not run; a last row sums runs and wall time."""
     body, done_all, planned_all = [], 0, 0
@@ -212,7 +223,8 @@ def _update_readme(readme: Path, tables, waiting) -> None:
                      f"`docfact run configs/{config.name}.yaml`", "not run",
                      f"0 / {len(config.k) * config.runs}", ""])
     body.sort(key=lambda row: (row[0], row[2]))
-    body.append(["all", "", "`make reproduce`", f"{total_time(tables)} (the runs so far)",
+    every = [folder for folder, _, _ in tables] + sweep_folders(results)
+    body.append(["all", "", "`make reproduce`", f"{total_time(every)} (the runs so far)",
                  f"{done_all} / {planned_all}", ""])
     splice(readme, "reproduction", tabulate(
         body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
