@@ -88,6 +88,10 @@ def test_same_seed_same_bytes_for_any_number_of_jobs(tmp_path):
     assert run_cli("run", cfg, "--out", tmp_path / "a", "--jobs", 1, "--quiet").exit_code == 0
     assert run_cli("run", cfg, "--out", tmp_path / "b", "--jobs", 2, "--quiet").exit_code == 0
     assert (tmp_path / "a/runs.csv").read_bytes() == (tmp_path / "b/runs.csv").read_bytes()
+    # a complete folder run again, with other jobs, computes nothing and changes no byte
+    files = {f: f.read_bytes() for f in (tmp_path / "a").iterdir()}
+    assert run_cli("run", cfg, "--out", tmp_path / "a", "--jobs", 2, "--quiet").exit_code == 0
+    assert {f: f.read_bytes() for f in (tmp_path / "a").iterdir()} == files
 
 
 def test_resume_after_sigkill(tmp_path):

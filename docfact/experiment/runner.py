@@ -90,7 +90,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         started = time.time()
         walls = old.get("wall_seconds", [])
         manifest = _manifest(config, corpus, jobs, digest)
-        _write_manifest(out, manifest, walls)
+        if todo or not old:  # a resume with nothing left to run leaves the manifest as it was
+            _write_manifest(out, manifest, walls)
         taken = shared_rows(config, out, digest)
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
                                   taken.get((k, r), {}))
