@@ -31,8 +31,9 @@ reproduce:
 # LCCF Figs. 1-3 on both corpora, and the graph weights of Eq. 8 against GNMF's (3 runs per k for
 # the sweeps; resumable like the tables); LCF's lambda and SparseNMF's unstated sparseness (3 runs
 # at k = 3, 6, 9); LCF Fig. 5 (the bases on three 2-D Gaussians); PSPt's eta (3 runs at k = 3, 6, 9);
-# RCF Fig. 3 (20NG: the labelled fraction by the links propagated, 3 runs per k), Fig. 2 (Reuters,
-# all 13 classes, 10 runs) and Figs. 4-6 (Reuters: alpha, p, lambda at k = 5, 20 runs, as the paper).
+# RCF Fig. 3 (20NG: the labelled fraction by the links propagated, 3 runs per k), Figs. 1 and 2
+# (TDT2 and Reuters, all 30 and 13 classes, 10 runs) and Figs. 4-6 (alpha, p, lambda on TDT2 at
+# k = 9 and on Reuters at k = 5, 20 runs, as the paper).
 figures:
 	@for c in lccf_tdt2 lccf_reuters; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
@@ -63,6 +64,13 @@ figures:
 	@for s in RCF.alpha=0.1,0.3,0.5,0.7,0.9 RCF.p=2,4,6,8,10 RCF.lambda=1,10,100,1000,10000; do \
 	  $(BIN)/docfact sweep configs/rcf_reuters_t2.yaml --param $$s --by protocol.labelled=0.02,0.2 \
 	    --baselines LCCF --k 5 --runs 20 --jobs $(JOBS) > /dev/null || exit $$?; \
+	done
+	$(BIN)/docfact sweep configs/rcf_tdt2_t2.yaml --param protocol.labelled=0.05,0.1,0.25 \
+	  --baselines KMeans,CF,LCCF --k 30 --runs 10 --jobs $(JOBS) \
+	  --out results/rcf_tdt2_t2/constraints > /dev/null
+	@for s in RCF.alpha=0.1,0.3,0.5,0.7,0.9 RCF.p=1,3,5,7,9 RCF.lambda=1,10,100,1000,10000; do \
+	  $(BIN)/docfact sweep configs/rcf_tdt2_t2.yaml --param $$s --by protocol.labelled=0.02,0.2 \
+	    --baselines LCCF --k 9 --runs 20 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
 
 bench:
