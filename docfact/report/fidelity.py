@@ -94,6 +94,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     Tables of `configs` (a folder of configs) without results are listed as not yet run."""
     results = Path(results)
     found = folders(results)
+    sweeps = sweep_folders(results)
     waiting = pending(results, configs)
     if not found:
         raise DocfactError(f"{results}: no result folders (each holds a manifest.json); "
@@ -127,7 +128,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
               "Sensitivity tables rerun a paper's table with one protocol setting changed; "
               "their notes say which and why.", "",
               f"Wall time of the runs so far: {total_time(found)} over the tables and "
-              f"{total_time(sweep_folders(results))} over the figures' sweeps (sums of the "
+              f"{total_time(sweeps)} over the figures' sweeps (sums of the "
               f"recorded times; `make reproduce` runs both).", ""]
     if waiting:
         lines += ["Not run yet (no results): " + ", ".join(
@@ -161,7 +162,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     text = "\n".join(lines)
     atomic.write_text(results / "REPRODUCTION.md", text)
     if readme is not None:
-        _update_readme(readme, results, tables, waiting)
+        _update_readme(readme, tables, waiting, total_time(found + sweeps))
     return text
 
 
@@ -201,9 +202,10 @@ def _f(value, sign=""):
         f"{value:{sign}.3f}")
 
 
-def _update_readme(readme: Path, results: Path, tables, waiting) -> None:
+def _update_readme(readme: Path, tables, waiting, wall: str) -> None:
     """Replace the README's table of tables (between the markers) with the current one; the
-    configs `waiting` for a run are listed as not run; a last row sums runs and wall time."""
+    configs `waiting` for a run are listed as not run; a last row sums the runs and gives the
+    `wall` time of tables and sweeps together."""
     body, done_all, planned_all = [], 0, 0
     for folder, rows, info in tables:
         config, manifest = info["config"], info["manifest"]
@@ -223,8 +225,7 @@ def _update_readme(readme: Path, results: Path, tables, waiting) -> None:
                      f"`docfact run configs/{config.name}.yaml`", "not run",
                      f"0 / {len(config.k) * config.runs}", ""])
     body.sort(key=lambda row: (row[0], row[2]))
-    every = [folder for folder, _, _ in tables] + sweep_folders(results)
-    body.append(["all", "", "`make reproduce`", f"{total_time(every)} (the runs so far)",
+    body.append(["all", "", "`make reproduce`", f"{wall} (the runs so far)",
                  f"{done_all} / {planned_all}", ""])
     splice(readme, "reproduction", tabulate(
         body, ["paper", "table", "command", "runtime", "runs", "rows vs published"],
