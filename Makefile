@@ -58,20 +58,23 @@ figures:
 	$(BIN)/docfact sweep configs/rcf_20newsgroups_t2.yaml \
 	  --param protocol.labelled=0.02,0.05,0.1,0.15,0.2 --by RCF.links=must,cannot,both \
 	  --baselines LCCF --runs 3 --jobs $(JOBS) > /dev/null
-	$(BIN)/docfact sweep configs/rcf_reuters_t2.yaml --param protocol.labelled=0.05,0.1,0.25 \
-	  --baselines KMeans,CF,LCCF --k 13 --runs 10 --jobs $(JOBS) \
-	  --out results/rcf_reuters_t2/constraints > /dev/null
-	@for s in RCF.alpha=0.1,0.3,0.5,0.7,0.9 RCF.p=2,4,6,8,10 RCF.lambda=1,10,100,1000,10000; do \
-	  $(BIN)/docfact sweep configs/rcf_reuters_t2.yaml --param $$s --by protocol.labelled=0.02,0.2 \
-	    --baselines LCCF --k 5 --runs 20 --jobs $(JOBS) > /dev/null || exit $$?; \
+	$(call rcf_figures,rcf_reuters_t2,13,5,2 4 6 8 10)
+	$(call rcf_figures,rcf_tdt2_t2,30,9,1 3 5 7 9)
+
+comma := ,
+space := $(subst ,, )
+# RCF Fig. 1 or 2 (config $(1): the labelled fraction on all $(2) classes, 10 runs) and Figs. 4-6
+# (alpha, p over the values $(4), lambda at k = $(3), t = 2% and 20%, 20 runs, as the paper).
+define rcf_figures
+	$(BIN)/docfact sweep configs/$(1).yaml --param protocol.labelled=0.05,0.1,0.25 \
+	  --baselines KMeans,CF,LCCF --k $(2) --runs 10 --jobs $(JOBS) \
+	  --out results/$(1)/constraints > /dev/null
+	@for s in RCF.alpha=0.1,0.3,0.5,0.7,0.9 RCF.p=$(subst $(space),$(comma),$(4)) \
+	  RCF.lambda=1,10,100,1000,10000; do \
+	  $(BIN)/docfact sweep configs/$(1).yaml --param $$s --by protocol.labelled=0.02,0.2 \
+	    --baselines LCCF --k $(3) --runs 20 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
-	$(BIN)/docfact sweep configs/rcf_tdt2_t2.yaml --param protocol.labelled=0.05,0.1,0.25 \
-	  --baselines KMeans,CF,LCCF --k 30 --runs 10 --jobs $(JOBS) \
-	  --out results/rcf_tdt2_t2/constraints > /dev/null
-	@for s in RCF.alpha=0.1,0.3,0.5,0.7,0.9 RCF.p=1,3,5,7,9 RCF.lambda=1,10,100,1000,10000; do \
-	  $(BIN)/docfact sweep configs/rcf_tdt2_t2.yaml --param $$s --by protocol.labelled=0.02,0.2 \
-	    --baselines LCCF --k 9 --runs 20 --jobs $(JOBS) > /dev/null || exit $$?; \
-	done
+endef
 
 bench:
 	$(BIN)/python bench/bench.py --out bench/RESULTS.md --readme README.md
