@@ -100,6 +100,24 @@ def test_report_files_and_readme_table(results, tmp_path):
     assert (results / "gnmf_small/k.svg").read_bytes() == before  # no dates: same bytes
 
 
+def test_report_opens_with_the_fidelity_pictures(results, tmp_path):
+    """The all-papers picture before the summary, each paper's section opening with its own;
+    drawn again, the same bytes."""
+    args = ["report", "--results", str(results), "--readme", str(tmp_path / "README.md"),
+            "--configs", str(tmp_path)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    md = (results / "REPRODUCTION.md").read_text()
+    head, rest = md.split("\n## Summary\n", 1)
+    assert "\n![Ours against the published averages, all papers](fidelity.png)\n" in head
+    section = rest.split("\n## GNMF\n", 1)[1]
+    assert section.startswith("\n![GNMF: ours against the published averages]"
+                              "(fidelity-gnmf.png)\n\n### small GNMF table\n")
+    names = ["fidelity.png", "fidelity.svg", "fidelity-gnmf.png", "fidelity-gnmf.svg"]
+    before = {name: (results / name).read_bytes() for name in names}
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert {name: (results / name).read_bytes() for name in names} == before
+
+
 def test_show_and_report_need_result_files(tmp_path):
     res = CliRunner().invoke(main, ["report", "--results", str(tmp_path)])
     assert res.exit_code == 1 and "no result folders" in res.output

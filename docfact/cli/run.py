@@ -60,11 +60,20 @@ def run(config_path, runs, k, jobs, fresh, out, quiet, backend, scheduler):
 
 @click.command()
 @click.argument("folder", type=click.Path(file_okay=False))
-def show(folder):
+@click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv"]),
+              default="markdown", show_default=True,
+              help="markdown: the tables as in tables.md (written again); latex: booktabs "
+                   "tables in the paper's layout, best of each k in bold; csv: one row per "
+                   "metric, method and k.")
+def show(folder, fmt):
     """Print a results folder's tables again (rebuilt from its files)."""
+    from docfact.report import export
     from docfact.report.tables import write_tables
 
-    click.echo(write_tables(Path(folder)))
+    if fmt == "markdown":
+        click.echo(write_tables(Path(folder)))
+    else:
+        click.echo({"latex": export.to_latex, "csv": export.to_csv}[fmt](Path(folder)), nl=False)
 
 
 @click.command()

@@ -1,8 +1,11 @@
-"""Figures rebuilt from result files: AC and NMI against k, ours beside the published values."""
+"""Figures rebuilt from result files: AC and NMI against k, ours beside the published values;
+sweeps, convergence curves and LCF's anchors."""
 
+import json
 from pathlib import Path
 
 import matplotlib
+import yaml
 
 from docfact import atomic
 
@@ -15,43 +18,73 @@ import pandas as pd  # noqa: E402
 from docfact.experiment.aggregate import METRICS, summarize  # noqa: E402
 from docfact.report.tables import TITLES, read_folder  # noqa: E402
 
+WORDS = {"lam": "lambda", "labelled": "labelled fraction t"}  # axis names of parameters
+CROWDED = 6  # more series than this on one axis: one panel per method instead
+
 
 def plot_k(folder) -> list:
-    """Write k.png and k.svg in `folder`: one panel per metric, a line per method (mean over
-    runs, band of +- 1.96 standard errors) and the published values as markers."""
+    """Write k.png and k.svg in `folder`: AC and NMI against k, ours (mean over runs, band of
+    +- 1.96 standard errors) beside the published values (markers). Up to CROWDED methods: a
+    panel per metric, a line per method; beyond: a panel per method (in the table's order),
+    AC and NMI in each, shared axes."""
     folder = Path(folder)
     config, runs, _ = read_folder(folder)
-    methods = [m.name for m in config.methods]
+    methods = [m for _, members in config.groups for m in members]
     ks = sorted(int(k) for k in runs["k"].unique())
     summary = summarize(runs, methods, ks)
-    scale = config.scale
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
-    palette = plt.cm.tab10 if len(methods) <= 10 else plt.cm.tab20
-    colors = [palette(i % palette.N) for i in range(len(methods))]
-    for ax, metric in zip(axes, METRICS, strict=True):
-        for method, color in zip(methods, colors, strict=False):
-            s = summary[(summary.metric == metric) & (summary.method == method)
-                        & (summary.k != "avg")]
-            x = s["k"].astype(int).to_numpy()
-            mean = s["mean"].to_numpy(float) * scale
-            se = np.nan_to_num(s["std"].to_numpy(float)) / np.sqrt(np.maximum(s["n"], 1)) * scale
-            ax.plot(x, mean, "-", color=color, label=method, lw=1.5)
-            ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, color=color, alpha=0.15)
-            paper = config.published.get(metric, {}).get(method, {}) if config.published else {}
-            pk = [k for k in ks if k in paper]
-            if pk:
-                ax.plot(pk, [paper[k][0] for k in pk], "o", mfc="none", color=color, ms=5)
-        unit = " (%)" if config.unit == "percent" else ""
-        ax.set_xlabel("Number of classes k")
-        ax.set_ylabel(f"{TITLES[metric]}{unit}")
+    unit = " (%)" if config.unit == "percent" else ""
+    if len(methods) <= CROWDED:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+        colors = [plt.cm.tab10(i) for i in range(len(methods))]
+        for ax, metric in zip(axes, METRICS, strict=True):
+            for method, color in zip(methods, colors, strict=True):
+                _curve(ax, config, summary, metric, method, ks, color, method)
+            ax.set_ylabel(f"{TITLES[metric]}{unit}")
+        axes[1].legend(fontsize=7, ncol=2, loc="lower left")
+        keys = "lines: docfact (mean, 95% band); circles: published"
+    else:
+        ncols = 6 if len(methods) > 10 else 5
+        nrows = -(-len(methods) // ncols)
+        fig, grid = plt.subplots(nrows, ncols, figsize=(2.3 * ncols, 2.0 * nrows + 0.8),
+                                 sharex=True, sharey=True, squeeze=False,
+                                 constrained_layout=True)
+        axes = grid.ravel()
+        for ax, method in zip(axes, methods, strict=False):
+            for metric, color in zip(METRICS, ("tab:blue", "tab:orange"), strict=True):
+                _curve(ax, config, summary, metric, method, ks, color, metric.upper())
+            ax.set_title(method, fontsize=9)
+            ax.tick_params(labelsize=7)
+        for ax in axes[len(methods):]:
+            ax.set_axis_off()
+        for ax in grid[:, 0]:
+            ax.set_ylabel(f"AC, NMI{unit}", fontsize=8)
+        axes[0].legend(fontsize=7, loc="lower left")
+        keys = ("a panel per method; lines: docfact (mean, 95% band), AC blue, NMI orange; "
+                "circles: published")
+    for ax in axes[:len(methods)] if len(methods) > CROWDED else axes:
         ax.set_xticks(ks)
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=7, ncol=2, loc="lower left")
-    fig.suptitle(f"{config.title}\nlines: docfact (mean, 95% band); circles: published",
-                 fontsize=9)
+    for ax in (grid[-1] if len(methods) > CROWDED else axes):
+        ax.set_xlabel("Number of classes k", fontsize=8)
+    fig.suptitle(f"{config.title}\n{keys}", fontsize=9)
     paths = save(fig, folder / "k")
     plt.close(fig)
     return paths
+
+
+def _curve(ax, config, summary, metric, method, ks, color, label) -> None:
+    """One method's mean against k with its 95% band, and its published values as circles."""
+    scale = config.scale
+    s = summary[(summary.metric == metric) & (summary.method == method) & (summary.k != "avg")]
+    x = s["k"].astype(int).to_numpy()
+    mean = s["mean"].to_numpy(float) * scale
+    se = np.nan_to_num(s["std"].to_numpy(float)) / np.sqrt(np.maximum(s["n"], 1)) * scale
+    ax.plot(x, mean, "-", color=color, label=label, lw=1.5)
+    ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, color=color, alpha=0.15)
+    paper = config.published.get(metric, {}).get(method, {}) if config.published else {}
+    pk = [k for k in ks if k in paper]
+    if pk:
+        ax.plot(pk, [paper[k][0] for k in pk], "o", mfc="none", color=color, ms=4)
 
 
 def save(fig, stem: Path) -> list:
@@ -88,28 +121,101 @@ def plot_convergence(folder) -> list:
 
 def plot_sweep(csv: Path) -> list:
     """<stem>.png/svg from a sweep CSV: AC and NMI (averages over k) against the parameter, the
-    baselines (rows without a value) as horizontal dashed lines."""
+    baselines (rows without a value) as horizontal dashed lines; titled with the table, its
+    data and the settings held fixed (read from the sweep's records beside the CSV). Up to
+    CROWDED series: a panel per metric; beyond, a column of panels per swept line."""
     csv = Path(csv)
     table = pd.read_csv(csv)
     param = table["param"].iloc[0]
     sweep, baselines = table[table["value"].notna()], table[table["value"].isna()]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    lines = list(dict.fromkeys(sweep["method"]))
+    panels = [lines] if len(lines) + len(baselines) <= CROWDED else [[line] for line in lines]
+    multiples = len(panels) > 1
+    fig, grid = plt.subplots(2 if multiples else 1, len(panels) if multiples else 2,
+                             figsize=(2.6 * len(panels), 5.4) if multiples else (10, 4),
+                             squeeze=False, sharex=multiples, sharey="row" if multiples else False,
+                             constrained_layout=True)
     numeric = pd.api.types.is_numeric_dtype(sweep["value"])  # else settings (weight=...)
-    for ax, metric in zip(axes, METRICS, strict=True):
-        for method, c in sweep.groupby("method", sort=False):
-            ax.plot(c["value"], c[metric], "o-" if numeric else "o", label=method)
-        for i, (method, value) in enumerate(zip(baselines["method"], baselines[metric],
-                                                strict=True)):
-            ax.axhline(value, ls="--", lw=1, color=plt.cm.Dark2(i % 8), label=method)
-        if numeric and sweep["value"].min() > 0 and sweep["value"].max() / sweep[
-                "value"].min() >= 100:
-            ax.set_xscale("log")
-        ax.set_xlabel({"lam": "lambda"}.get(param, param))
-        ax.set_ylabel(TITLES[metric])
-        ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=8)
+    for i, metric in enumerate(METRICS):
+        for j, members in enumerate(panels):
+            ax = grid[i, j] if multiples else grid[0, i]
+            for method in members:
+                c = sweep[sweep.method == method]
+                ax.plot(c["value"], c[metric], "o-" if numeric else "o",
+                        label="_" if multiples else method)  # a panel's title names it
+            for b, (method, value) in enumerate(zip(baselines["method"], baselines[metric],
+                                                    strict=True)):
+                ax.axhline(value, ls="--", lw=1, color=plt.cm.Dark2(b % 8), label=method)
+            if numeric and sweep["value"].min() > 0 and sweep["value"].max() / sweep[
+                    "value"].min() >= 100:
+                ax.set_xscale("log")
+            if not multiples or i == 1:
+                ax.set_xlabel(WORDS.get(param, param), fontsize=8)
+            ax.set_ylabel(TITLES[metric] if not multiples or j == 0 else "", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=0.3)
+            if multiples and i == 0:
+                ax.set_title(members[0], fontsize=9)
+    if len(baselines) or not multiples:
+        (grid[0, 0] if multiples else grid[0, 1]).legend(fontsize=7)
+    fig.suptitle(sweep_title(csv, param, lines, list(baselines["method"])), fontsize=8)
     paths = save(fig, csv.with_suffix(""))
     plt.close(fig)
+    return paths
+
+
+def sweep_title(csv: Path, param: str, lines: list, baselines: list) -> str:
+    """What a sweep varied and what it held: the table, the corpus and protocol (from the
+    manifest of one swept value's records) and the swept methods' other settings (from its
+    config.yaml); the CSV's name alone when no records lie beside it."""
+    found = sorted(csv.parent.glob(f"{param}=*/manifest.json")) or sorted(
+        csv.parent.glob(f"{param}=*/*/manifest.json"))
+    word = WORDS.get(param, param)
+    if not found:
+        return f"{csv.stem}: AC and NMI against {word}"
+    manifest = json.loads(found[0].read_text())
+    raw = yaml.safe_load((found[0].parent / "config.yaml").read_text())
+    by = found[0].parent.name.split("=")[0] if found[0].parent.parent != csv.parent else None
+    table = manifest["config"].split(f"-{param}-")[0]
+    head = (f"{table}: AC and NMI (averages over k) against {word}"
+            + (f", a line per {by}" if by else ""))
+    data = (f"data: view {manifest['view']} ({manifest['documents']} documents, "
+            f"{manifest['classes']} classes), {manifest['weighting']} on the "
+            f"{manifest['weight_on']}; k = {_ks(manifest['k'])}, {manifest['runs']} runs per k, "
+            f"seed {manifest['seed']}")
+    held = {param, by, "algorithm", "labels"}
+    methods = raw.get("methods", {})
+    if len(methods) == 1:
+        (name, spec), = methods.items()
+        fixed = f"{name}: " + ", ".join(f"{WORDS.get(key, key)} = {value}"
+                                        for key, value in spec.items() if key not in held)
+    else:
+        fixed = f"{', '.join(methods)}: other settings as in {table}'s config"
+    t = manifest.get("labelled")
+    if t is not None and "labelled" not in (param, by):
+        fixed += f"; labelled t = {100 * t:g}%"
+    if baselines:
+        fixed += f"; dashed: {', '.join(baselines)} as in the table"
+    return f"{head}\n{data}\n{fixed}"
+
+
+def _ks(ks: list) -> str:
+    """k values in words: 2..10 for a run of consecutive values, else listed."""
+    consecutive = len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1))
+    return f"{ks[0]}..{ks[-1]}" if consecutive else ", ".join(map(str, ks))
+
+
+def redraw(results: Path) -> list:
+    """Every figure below `results` drawn again from the files it was drawn from (sweep-*.csv
+    with their records, convergence.csv, anchors.csv); nothing is recomputed."""
+    results = Path(results)
+    paths = []
+    for csv in sorted(results.glob("*/*/sweep-*.csv")):
+        paths += plot_sweep(csv)
+    for csv in sorted(results.glob("*/convergence.csv")):
+        paths += plot_convergence(csv.parent)
+    for csv in sorted(results.glob("*/anchors.csv")):
+        paths += plot_anchors(csv.parent)
     return paths
 
 
