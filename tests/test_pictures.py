@@ -57,8 +57,11 @@ def test_paper_picture_names_every_point_outside_without_overlapping_labels(figu
             assert not any(a.overlaps(b) for b in boxes[i + 1:]), notes[i].get_text()
         # a point sits at (published, ours), its bar spans the 95% interval
         r = sub[0]
-        bars = {tuple(line.get_ydata()) for line in ax.get_lines() if len(line.get_ydata()) == 2}
-        assert (r["ci_low"], r["ci_high"]) in bars
+        bars = {tuple(map(tuple, segment)) for c in ax.collections if hasattr(c, "get_segments")
+                for segment in c.get_segments()}
+        assert ((r["published"], r["ci_low"]), (r["published"], r["ci_high"])) in bars
+        assert any(r["published"] in line.get_xdata() and r["ours"] in line.get_ydata()
+                   for line in ax.get_lines())
 
 
 def test_overview_has_a_panel_per_paper_with_its_verdict_counts(figures):

@@ -13,7 +13,8 @@ import click
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="Folder of configs: those without results are listed as not run yet.")
 def report(results, readme, configs):
-    """Write RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table."""
+    """Write RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table, with
+    the fidelity pictures; every figure is redrawn from its files (nothing is recomputed)."""
     from docfact.report.fidelity import write_report
 
     text = write_report(Path(results), Path(readme), Path(configs))

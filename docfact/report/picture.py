@@ -84,11 +84,16 @@ def panel(ax, rows: list, lim: tuple, tolerance: float) -> None:
     line = np.array(lim)
     ax.fill_between(line, line - tolerance, line + tolerance, color="0.85", lw=0)
     ax.plot(line, line, "-", color="0.3", lw=0.8)
-    for r in rows:
-        color, marker = STYLE[r["verdict"]]
-        ax.plot([r["published"]] * 2, [r["ci_low"], r["ci_high"]], "-", color=color, lw=0.9)
-        ax.plot(r["published"], r["ours"], marker, color=color, ms=4.5, mew=1,
-                mfc=color if r["metric"] == "AC" else "white")
+    for verdict, (color, marker) in STYLE.items():
+        chosen = [r for r in rows if r["verdict"] == verdict]
+        if not chosen:
+            continue
+        ax.vlines([r["published"] for r in chosen], [r["ci_low"] for r in chosen],
+                  [r["ci_high"] for r in chosen], color=color, lw=0.9)
+        for metric in ("AC", "NMI"):
+            points = [r for r in chosen if r["metric"] == metric]
+            ax.plot([r["published"] for r in points], [r["ours"] for r in points], marker,
+                    color=color, ms=4.5, mew=1, mfc=color if metric == "AC" else "white")
     ax.set_xlim(lim)
     ax.set_ylim(lim)
     ax.set_aspect("equal")

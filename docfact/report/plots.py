@@ -54,8 +54,10 @@ def plot_k(folder) -> list:
                 _curve(ax, config, summary, metric, method, ks, color, metric.upper())
             ax.set_title(method, fontsize=9)
             ax.tick_params(labelsize=7)
-        for ax in axes[len(methods):]:
+        for i, ax in enumerate(axes[len(methods):], len(methods)):
             ax.set_axis_off()
+            axes[i - ncols].xaxis.set_tick_params(labelbottom=True)  # the panel above: last
+            axes[i - ncols].set_xlabel("Number of classes k", fontsize=8)  # in its column
         for ax in grid[:, 0]:
             ax.set_ylabel(f"AC, NMI{unit}", fontsize=8)
         axes[0].legend(fontsize=7, loc="lower left")
