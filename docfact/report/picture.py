@@ -65,7 +65,7 @@ def grid(panels: dict, stem: Path, title: str, tolerance: float, ncols: int, nam
         panel(ax, rows, lim, tolerance)
         ax.set_title(name, fontsize=9)
         margin_labels(ax, named(rows), lim, side, label)
-    legend(fig, title)
+    legend(fig, title, tolerance)
     paths = save(fig, stem)
     plt.close(fig)
     return paths
@@ -137,13 +137,13 @@ def spread(y: list, gap: float) -> list:
     return out
 
 
-def legend(fig, title: str) -> None:
+def legend(fig, title: str, tolerance: float) -> None:
     """The title, and under it the verdicts' markers and the metrics' fill."""
     handles = [plt.Line2D([], [], ls="", marker=m, color=c, mfc=c, label=v)
                for v, (c, m) in STYLE.items()]
     handles += [plt.Line2D([], [], ls="", marker="o", color="0.3", mfc="0.3", label="AC"),
                 plt.Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="NMI"),
-                plt.Rectangle((0, 0), 1, 1, color="0.85", label="diagonal +- 0.02")]
+                plt.Rectangle((0, 0), 1, 1, color="0.85", label=f"diagonal +- {tolerance}")]
     H = fig.get_size_inches()[1]
     fig.suptitle(title, fontsize=10, y=1 - 0.12 / H, va="top")
     fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=8,
