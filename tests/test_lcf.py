@@ -159,3 +159,58 @@ def test_sparse_nmf_invalid_parameters_are_named(faces, params, message):
 def test_lcf_invalid_lambda_is_named(faces):
     with pytest.raises(ValueError, match="lam must be"):
         LCF(3, lam=-1).fit_transform(faces[0])
+
+
+def forward_gradient(f, F, h=1e-7):
+    """The gradient of f at F by forward differences: an independent computation, and the
+    one-sided derivative the KKT conditions of F >= 0 ask for at F = 0."""
+    G, f0 = np.zeros_like(F), f(F)
+    for idx in np.ndindex(F.shape):
+        E = np.zeros_like(F)
+        E[idx] = h
+        G[idx] = (f(F + E) - f0) / h
+    return G
+
+
+def assert_kkt(F, G, slack=0.05, complementarity=1e-3):
+    """KKT of min f over F >= 0 at a limit: G >= 0 (up to `slack` of the largest |G|) and
+    F * G = 0 (up to `complementarity`, relative to max F and max |G|)."""
+    scale = np.abs(G).max()
+    assert G.min() >= -slack * scale, G.min() / scale
+    assert np.abs(F * G).max() <= complementarity * np.abs(F).max() * scale
+
+
+def test_lcf_limit_satisfies_the_kkt_conditions_of_eq_2():
+    """20000 iterations of Eqs. (5), (4) on 15 samples: the gradient of Eq. (2) itself (forward
+    differences of brute_lcf_objective, not the updates' algebra) is >= 0 and vanishes where W
+    and V are positive."""
+    rng = np.random.default_rng(11)
+    X = np.vstack([c + 0.4 * rng.random((5, 8)) for c in rng.random((3, 8))])
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    rule = LCFRule(LinearKernel(X), 3, 0.3)
+    W, V = rule.init(np.random.default_rng(0))
+    for _ in range(20000):
+        rule.update((W, V))
+    assert rule.objective((W, V)) < 0.1 * rule.trace_K  # not the trivial KKT point W = V = 0
+    assert_kkt(W, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), W))
+    assert_kkt(V, forward_gradient(lambda A: brute_lcf_objective(X, W, A, 0.3), V))
+
+
+def test_lcf_cf_start_begins_where_cf_stops(faces):
+    """init="cf": a start is CF's fit from a random start (lambda = 0, its running-mean rule):
+    one more CF update barely moves CF's objective there, while from a random start it does."""
+    from docfact.algorithms.cf import LCCFRule
+
+    X, _ = faces
+    K = LinearKernel(X)
+    cf = LCCFRule(K, 3, loop_normalize=False)
+
+    def cf_progress(F):
+        before = cf.objective(F)
+        cf.update(F)
+        return (before - cf.objective(F)) / before
+
+    assert cf_progress(LCFRule(K, 3, 0.3, init="cf").init(np.random.default_rng(0))) < 1e-4
+    assert cf_progress(LCFRule(K, 3, 0.3).init(np.random.default_rng(0))) > 1e-2
+    with pytest.raises(ValueError, match="init must be"):
+        LCF(3, init="nmf").fit_transform(X)

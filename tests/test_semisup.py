@@ -241,3 +241,62 @@ def test_cosine_kmeans_ends_at_a_fixed_point_and_ignores_row_scale():
     scaled = sp.diags(np.random.default_rng(0).uniform(0.1, 10, X.shape[0])) @ X
     again = KMeans(3, n_replicates=4, metric="cosine", random_state=0).fit(scaled)
     np.testing.assert_array_equal(km.labels_, again.labels_)
+
+
+def two_topics_crossed(seed: int, per: int = 20) -> tuple:
+    """(X (4 per, 8), y): four groups of 'documents', each a strong topic a in {0, 1} plus a
+    weaker topic b in {0, 1}; the classes y are b, so the documents' similarity (and the p-NN
+    graph) follows a, the classes do not."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for a in (0, 1):
+        for b in (0, 1):
+            x = 0.05 * rng.random((per, 8))
+            x[:, 2 * a:2 * a + 2] += 1.0 + 0.3 * rng.random((per, 2))
+            x[:, 4 + 2 * b:6 + 2 * b] += 0.45 + 0.1 * rng.random((per, 2))
+            X.append(x)
+            y += [b] * per
+    X = np.vstack(X)
+    return X / np.linalg.norm(X, axis=1, keepdims=True), np.array(y)
+
+
+def test_rcf_constraints_change_the_partition():
+    """RCF's argument (Section 3): propagated must-/cannot-links reweigh the graph towards the
+    classes. Two classes that cut across the documents' main topics: LCCF splits by the topics
+    (AC 0.5); RCF with half of each class labelled splits by the classes."""
+    X, y = two_topics_crossed(0)
+    yp = sample_labelled(y, 0.5, 0, 2, 0)
+
+    def ac(V):
+        return accuracy(y, KMeans(2, n_replicates=10, metric="cosine", random_state=0)
+                        .fit(V).labels_)
+
+    assert ac(LCCF(2, random_state=1).fit_transform(X)) == 0.5
+    assert ac(RCF(2, max_iter=400, random_state=1).fit_transform(X, yp)) == 1.0
+
+
+def test_rcf_limit_satisfies_the_kkt_conditions_of_eq_13(data):
+    """Eq. (20) and CF's W update iterated to a limit on W~ (Eq. 11): the gradient of Eq. (13),
+    ||X - X W V^T||^2 + lambda tr(V^T (D~ - W~) V), by forward differences (a brute-force
+    evaluation, not the updates' algebra), is >= 0 and vanishes where W and V are positive."""
+    from docfact.algorithms.cf import LCCFRule
+    from tests.test_lcf import assert_kkt, forward_gradient
+
+    X, _, yp = data
+    X, yp = X[::3], yp[::3]  # 20 documents, 3 of them labelled
+    Xt = X.toarray().T
+    G = knn_graph(X, 3, "cosine")
+    Wt = constrained_weights(G, propagate_constraints(G, yp, 0.5))
+    lam = 2.0
+    Lt = np.diag(Wt.sum(axis=1)) - Wt
+
+    def eq_13(W, V):
+        return np.sum((Xt - Xt @ W @ V.T) ** 2) + lam * np.trace(V.T @ Lt @ V)
+
+    rule = LCCFRule(LinearKernel(X), 3, Wt, lam, loop_normalize=False)
+    W, V = rule.init(np.random.default_rng(0))
+    for _ in range(20000):
+        rule.update((W, V))
+    assert eq_13(W, V) < 0.5 * np.sum(Xt**2)  # not the trivial KKT point W = V = 0
+    assert_kkt(W, forward_gradient(lambda A: eq_13(A, V), W))
+    assert_kkt(V, forward_gradient(lambda A: eq_13(W, A), V))

@@ -9,26 +9,39 @@ Multiplicative updates, V then W as in the CF family's code (Eqs. 5, 4, transpos
     V <- V * 2 (1 + lambda) K W / (2 V W^T K W + lambda (a 1^T + 1 b^T))             (5)
     W <- W * (1 + lambda) K V / (K W V^T V + lambda K W diag(1^T V))                 (4)
 (Eq. 4 prints K W V^T in the denominator; its derivation gives K W V V^T, used here.)
+The paper does not say how W and V start: at random (init="random") or where CF stops
+(init="cf": CF's updates, lambda = 0, from the random start until the running-mean rule).
 """
 
 import numpy as np
 
-from docfact.algorithms._validation import check_float
+from docfact.algorithms._validation import check_float, check_option
 from docfact.algorithms.cf import CF, LCCFRule
-from docfact.algorithms.engine import mu_step
+from docfact.algorithms.engine import minimize, mu_step
+
+INITS = ("random", "cf")
 
 
 class LCFRule(LCCFRule):
     """Update rule of LCF on a kernel operator K with nonnegative entries; CF's starts."""
 
-    def __init__(self, K, n_components: int, lam: float, loop_normalize: bool = False):
+    def __init__(self, K, n_components: int, lam: float, loop_normalize: bool = False,
+                 init: str = "random"):
         if K.min() < 0:
             raise ValueError("LCF needs a kernel with nonnegative entries")
-        self.K, self.k, self.lam = K, n_components, lam
+        self.K, self.k, self.lam, self.start = K, n_components, lam, init
         self.a = K.diag()
         self.trace_K = K.trace()
         if not loop_normalize:
             self.loop_normalize = None
+
+    def init(self, rng):
+        """A random (W, V), or CF's fit from one (CF's own stopping rule, min_iter 30)."""
+        if self.start == "random":
+            return super().init(rng)
+        cf = LCCFRule(self.K, self.k, loop_normalize=False)
+        return minimize(cf, n_restarts=1, max_iter=None, random_state=int(rng.integers(2**31))
+                        ).factors
 
     def update_all(self, Fs):
         """One iteration of Eqs. (5) then (4) for each start (W, V) in Fs."""
@@ -71,23 +84,26 @@ class LCF(CF):
     loop_normalize : bool, default False: the locality term is not invariant under rescaling
         W and V, so V's columns are not normalised inside the loop (CF's code does it), nor
         the concepts at the end: the anchors u_k = X w_k stay where the fit put them.
+    init : "random" (default) or "cf": each start is CF's fit from a random start.
     kernel, degree, ncw and the engine's parameters: see `CF`.
 
     Attributes: association_ (n, K) = W; n_iter_; objective_.
     """
 
     def __init__(self, n_components, *, lam=0.3, kernel="linear", degree=2, ncw=False,
-                 loop_normalize=False, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
-                 random_state=None):
+                 loop_normalize=False, init="random", n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None):
         super().__init__(n_components, kernel=kernel, degree=degree, ncw=ncw,
                          loop_normalize=loop_normalize, n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state)
         self.lam = lam
+        self.init = init
 
     def _validate_params(self):
         super()._validate_params()
         check_float("lam", self.lam)
+        check_option("init", self.init, INITS)
 
     def _rule(self, K, S, lam, gamma, y):
-        return LCFRule(K, self.n_components, self.lam, self.loop_normalize)
+        return LCFRule(K, self.n_components, self.lam, self.loop_normalize, self.init)
