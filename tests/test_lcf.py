@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import minimize as scipy_minimize
 
 from docfact.algorithms import CF, LCF, SparseNMF, polynomial_kernel
+from docfact.algorithms.engine import mu_step
 from docfact.algorithms.kernels import DenseKernel, LinearKernel
 from docfact.algorithms.lcf import LCFRule
 from docfact.algorithms.sparse_nmf import SparseNMFRule, l1_for, project
@@ -180,18 +181,30 @@ def assert_kkt(F, G, slack=0.05, complementarity=1e-3):
     assert np.abs(F * G).max() <= complementarity * np.abs(F).max() * scale
 
 
-def test_lcf_limit_satisfies_the_kkt_conditions_of_eq_2():
+class _MisweightedW(LCFRule):
+    """A wrong W update (the locality term's weights averaged over concepts), for the check."""
+
+    def update_W(self, W, V, KW, KV):
+        mu_step(W, (1 + self.lam) * KV, KW @ (V.T @ V) + self.lam * KW * V.sum(axis=0).mean())
+
+
+@pytest.mark.parametrize("rule_class,holds", [(LCFRule, True), (_MisweightedW, False)])
+def test_lcf_limit_satisfies_the_kkt_conditions_of_eq_2(rule_class, holds):
     """20000 iterations of Eqs. (5), (4) on 15 samples: the gradient of Eq. (2) itself (forward
     differences of brute_lcf_objective, not the updates' algebra) is >= 0 and vanishes where W
-    and V are positive."""
+    and V are positive; a wrong W update fails the same check."""
     rng = np.random.default_rng(11)
     X = np.vstack([c + 0.4 * rng.random((5, 8)) for c in rng.random((3, 8))])
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    rule = LCFRule(LinearKernel(X), 3, 0.3)
+    rule = rule_class(LinearKernel(X), 3, 0.3)
     W, V = rule.init(np.random.default_rng(0))
     for _ in range(20000):
         rule.update((W, V))
     assert rule.objective((W, V)) < 0.1 * rule.trace_K  # not the trivial KKT point W = V = 0
+    if not holds:
+        with pytest.raises(AssertionError):
+            assert_kkt(W, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), W))
+        return
     assert_kkt(W, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), W))
     assert_kkt(V, forward_gradient(lambda A: brute_lcf_objective(X, W, A, 0.3), V))
 
