@@ -15,7 +15,8 @@ process, so a slow spell of the shared machine falls on both).
     python bench/float32.py [--sample SPEC] [--variants reference,fast] [--csv bench/FLOAT32.csv]
                             [--md bench/FLOAT32.md]
 
-SPEC: TABLE:K1/K2/...:R1/R2/..., comma-separated (default: SAMPLE below).
+SPEC: TABLE:K1/K2/...:R1/R2/..., comma-separated (default: SAMPLE below); --methods M1,M2
+restricts every pair to those methods.
 """
 
 import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
@@ -50,8 +51,9 @@ def pairs(spec: str):
     return out
 
 
-def run_pair(config, k: int, r: int, variants: list) -> list:
-    """The records of every factorization of `config` on run r of k, per variant."""
+def run_pair(config, k: int, r: int, variants: list, only=None) -> list:
+    """The records of every factorization of `config` (or of those named in `only`) on run r
+    of k, per variant."""
     corpus = runner.load_view(config)
     X, y, _ = runner.draw(config, runner.base_matrix(config, corpus), corpus.y, k, r)
     shared = runner.artefacts(config, runner.prepare(config, X), y, k, r)
@@ -61,7 +63,7 @@ def run_pair(config, k: int, r: int, variants: list) -> list:
 
     with threadpool_limits(1):
         for m in config.methods:
-            if not m.factorizes:
+            if not m.factorizes or (only and m.name not in only):
                 continue
             labels = {}
             for v in variants:
@@ -89,7 +91,12 @@ def run_pair(config, k: int, r: int, variants: list) -> list:
 def summary(df: pd.DataFrame, variants: list) -> str:
     """Markdown: per table and variant, the differences from the reference with 95% intervals."""
     ref = df[df.variant == "reference"].set_index(["table", "k", "run", "method"])
-    lines = []
+    drawn = ref.reset_index().groupby("table").apply(
+        lambda g: ", ".join(f"k={k} run {r} (N={n})" for (k, r), n in
+                            g.groupby(["k", "run"]).n_docs.first().items()), include_groups=False)
+    lines = ["Sampled draws (every factorization of the table unless --methods restricted "
+             "them; FLOAT32.csv has one row per fit and variant):", ""]
+    lines += [f"- {t}: {text}" for t, text in drawn.items()] + [""]
     for v in variants:
         if v == "reference":
             continue
@@ -130,7 +137,9 @@ def main():
     ap.add_argument("--variants", default="reference,fast")
     ap.add_argument("--csv", default=str(ROOT / "bench" / "FLOAT32.csv"))
     ap.add_argument("--md")
+    ap.add_argument("--methods", help="comma-separated: only these methods of each table")
     args = ap.parse_args()
+    only = set(args.methods.split(",")) if args.methods else None
     reason = deviation()
     if reason:
         warnings.warn(f"{reason}: the reference may not reproduce the committed digits",
@@ -144,7 +153,7 @@ def main():
         if len(df) and ((df.table == table) & (df.k == k) & (df.run == r)).any():
             continue
         config = load_config(ROOT / "configs" / f"{table}.yaml")
-        new = pd.DataFrame(run_pair(config, k, r, variants))
+        new = pd.DataFrame(run_pair(config, k, r, variants, only))
         df = pd.concat([df, new], ignore_index=True)
         df.to_csv(csv, index=False, float_format="%.10g")
         print(f"{table} k={k} run={r}: {len(new)} fits", flush=True)
