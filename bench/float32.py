@@ -16,7 +16,7 @@ process, so a slow spell of the shared machine falls on both).
                             [--md bench/FLOAT32.md]
 
 SPEC: TABLE:K1/K2/...:R1/R2/..., comma-separated (default: SAMPLE below); --methods M1,M2
-restricts every pair to those methods.
+restricts every pair to those methods; --sample "" only summarises the CSV.
 """
 
 import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
@@ -45,7 +45,7 @@ VARIANTS = {"reference": {}, "fast": {"precision": "float32", "products": "auto"
 def pairs(spec: str):
     """[(table, k, run)] of a SPEC."""
     out = []
-    for part in spec.split(","):
+    for part in filter(None, spec.split(",")):
         table, ks, rs = part.split(":")
         out += [(table, int(k), int(r)) for k in ks.split("/") for r in rs.split("/")]
     return out
