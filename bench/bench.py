@@ -185,7 +185,8 @@ def main():
         fitted, *kernels = kernel_rows(X, peak, r)
         forms = form_rows(X, r)
         nmf = nmf_rows(X, r)
-    lines = [f"One core of {platform.processor() or platform.machine()} ({os.cpu_count()} cores), "
+    lines = [f"One core of {platform.processor() or platform.machine()} ({os.cpu_count()} cores, "
+             f"load average {os.getloadavg()[0]:.0f} at the end), "
              f"one BLAS thread, median of {r} interleaved rounds; NumPy "
              f"{np.__version__}; loops: {reason or 'the pinned AVX2 / Haswell ones'}.", "",
              f"Peak: triad {peak['bandwidth'] / 1e9:.1f} GB/s; GEMM "
