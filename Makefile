@@ -77,5 +77,5 @@ define rcf_figures
 endef
 
 bench:
-	$(BIN)/python bench/bench.py --out bench/RESULTS.md --readme README.md
+	$(BIN)/python bench/bench.py --repeat 5 --out bench/RESULTS.md
 	$(BIN)/python bench/scaling.py --out bench/SCALING.md --readme README.md

@@ -1,39 +1,55 @@
-"""Benchmarks, side by side in one process on the same matrices (never timed assertions).
+"""Benchmarks of the kernels `docfact run` computes with, against this machine's measured peak.
 
-TDT2's K largest classes (K = 10 by default), tf-idf weighted, K factors, one BLAS thread (as
-the runner's workers). Prints a Markdown table of medians and ratios; `--out FILE` also writes
-it and `--readme FILE` replaces the file's benchmark section (between `<!-- benchmark:start/end
--->`). The full tables' run times are in the reproduction report (`docfact report`).
+docfact is imported first, as `docfact run` does, so NumPy and OpenBLAS run the pinned loops
+(docfact/digits.py); when they do not, the bench says so (a warning, and a line in its output).
+One BLAS thread, as the runner's workers. Everything is timed side by side in one process,
+`--repeat` rounds of every function in turn (a slow spell of the shared machine then falls on
+each function of a round alike); medians are printed.
 
-    python bench/bench.py [--classes 10] [--repeat 3] [--out bench/RESULTS.md] [--readme README.md]
+1. Peak: a triad (a = b + s c in NumPy, two passes, 40 bytes moved per element) for the
+   bandwidth, a 2000 x 2000 GEMM for the flop rate (float64 and float32).
+2. Kernels on TDT2's 10 largest classes (tf-idf, N documents, K = 10, R = 10 starts): each
+   product's bytes and flops (algorithms/costs.py), its achieved GB/s and GFLOP/s, and the
+   fraction of the peak of the resource that bounds it.
+3. The form of K the cost model picks for a CF-family fit, against both forms timed, on
+   row subsets of N documents: the fit's K products (10 starts x 31 iterations batched, 69
+   more for the chosen start, building K for the dense form).
+4. docfact's NMF per iteration against scikit-learn's NMF(solver="mu") on the same matrix.
+
+    python bench/bench.py [--repeat 3] [--out bench/RESULTS.md] [--readme README.md]
 """
+
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
 
 import argparse
 import os
 import platform
 import time
-import tracemalloc
+import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.decomposition import NMF as SKNMF
 from threadpoolctl import threadpool_limits
 
-from docfact.algorithms import CF, GNMF, LCCF, NMF, knn_graph, polynomial_kernel
+from docfact.algorithms import NMF, costs
+from docfact.algorithms.engine import numerics
 from docfact.datasets import apply_view, load
 from docfact.datasets.preprocess import weight
+from docfact.digits import deviation
 from docfact.report.readme import splice
 
-ITER = dict(n_restarts=1, min_iter=0, max_iter=100)  # 100 iterations from one start
+K, R = 10, 10
 
 
-def data(K):
-    """The tf-idf documents of TDT2's K largest classes."""
-    return weight(apply_view(load("tdt2"), {"dataset": "tdt2", "largest": K}).X)
+def data(classes: int = 10):
+    """The tf-idf documents of TDT2's largest classes, CSR float64."""
+    return sp.csr_matrix(weight(apply_view(load("tdt2"), {"dataset": "tdt2",
+                                                           "largest": classes}).X))
 
 
 def median_times(fns: dict, repeat: int) -> dict:
-    """{name: median seconds}, the functions timed in turn, `repeat` rounds: a slow spell of
-    the machine then falls on every function of a round, not on one function's block."""
+    """{name: median seconds}, the functions timed in turn, `repeat` rounds."""
     times = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
@@ -43,71 +59,174 @@ def median_times(fns: dict, repeat: int) -> dict:
     return {name: float(np.median(ts)) for name, ts in times.items()}
 
 
-def peak_mb(fn):
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2**20
+def peaks(repeat: int) -> dict:
+    """{"bandwidth": bytes/s, "float64"/"float32": flop/s} of one core."""
+    rng = np.random.default_rng(0)
+    n = 10_000_000
+    a, b, c = rng.random(n), rng.random(n), rng.random(n)
+
+    def triad():
+        np.multiply(c, 3.0, out=a)
+        a.__iadd__(b)
+
+    g = {dt: (rng.random((2000, 2000)).astype(dt), rng.random((2000, 2000)).astype(dt))
+         for dt in ("float64", "float32")}
+    t = median_times({"triad": triad, **{dt: (lambda A=A, B=B: A @ B)
+                                         for dt, (A, B) in g.items()}}, repeat)
+    return {"bandwidth": 40 * n / t["triad"],
+            **{dt: 2 * 2000**3 / t[dt] for dt in ("float64", "float32")}}
+
+
+def kernel_rows(X, peak: dict, repeat: int) -> list:
+    """(name, seconds, Cost, bound) of each product of an iteration, both precisions."""
+    rng = np.random.default_rng(0)
+    n = X.shape[0]
+    Kd = (X @ X.T).toarray()
+    fns, models = {}, {}
+    for dt in ("float64", "float32"):
+        Xc, Xtc, Kc = X.astype(dt), sp.csr_matrix(X.T).astype(dt), Kd.astype(dt)
+        b = np.dtype(dt).itemsize
+        for c, what in ((K, "1 start"), (K * R, f"{R} starts batched")):
+            Y = rng.random((n, c)).astype(dt)
+            fns[f"sparse X (X^T Y), {what}, {dt}"] = lambda Xc=Xc, Xtc=Xtc, Y=Y: Xc @ (Xtc @ Y)
+            models[f"sparse X (X^T Y), {what}, {dt}"] = costs.sparse_product(*X.shape, X.nnz,
+                                                                             c, b)
+            fns[f"dense K Y or W~ V, {what}, {dt}"] = lambda Kc=Kc, Y=Y: Kc @ Y
+            models[f"dense K Y or W~ V, {what}, {dt}"] = costs.dense_product(n, c, b)
+    t = median_times(fns, repeat)
+    rows = [machine(t, models)]
+    for name, cost in models.items():
+        dt = name.rsplit(", ", 1)[1]
+        gbs, gfs = cost.bytes / t[name], cost.flops / t[name]
+        frac_bw, frac_fl = gbs / peak["bandwidth"], gfs / peak[dt]
+        rows.append((name, t[name], cost, gbs, gfs,
+                     "bandwidth" if frac_bw >= frac_fl else "flops", max(frac_bw, frac_fl)))
+    return rows
+
+
+def machine(t: dict, models: dict) -> costs.Machine:
+    """The rates of costs.Machine that fit this run's float64 timings: for each form, time =
+    bytes / bandwidth + flops / rate solved on its 1-start and batched products."""
+    rates = {}
+    for form, prefix in (("sparse", "sparse X (X^T Y)"), ("dense", "dense K Y or W~ V")):
+        names = [f"{prefix}, 1 start, float64", f"{prefix}, {R} starts batched, float64"]
+        A = [[models[n].bytes, models[n].flops] for n in names]
+        inv = np.linalg.solve(A, [t[n] for n in names])  # (1 / bandwidth, 1 / rate)
+        rates[form] = 1 / np.maximum(inv, 1e-15)
+    return costs.Machine(rates["dense"][0], rates["dense"][1], rates["sparse"][0],
+                         rates["sparse"][1])
+
+
+def form_rows(X, repeat: int) -> list:
+    """(N, nnz, model choice, measured sparse s, measured dense s, predicted s) of the K
+    products of an LCCF fit (10 starts x 31 iterations, then 69) on N-row subsets of X."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for n in (700, 2000, X.shape[0]):
+        Xs = X[np.sort(rng.choice(X.shape[0], n, replace=False))]
+        Xs = Xs[:, np.flatnonzero(Xs.getnnz(axis=0))]
+        sparse, dense = fit_products(Xs, rng, repeat)
+        predicted = {f: costs.fit_products(f, Xs, K, R, 30, 100).seconds
+                     for f in ("sparse", "dense")}
+        rows.append((n, Xs.nnz, costs.kernel_form(Xs, K, R, 30, 100), sparse, dense,
+                     predicted["sparse"], predicted["dense"]))
+    return rows
+
+
+def fit_products(X, rng, repeat: int) -> tuple:
+    """Measured seconds of an LCCF fit's K products on X, (sparse, dense): 2 x 31 batched
+    products, 2 x 69 of one start, and building K for the dense form."""
+    n = X.shape[0]
+    Xt = sp.csr_matrix(X.T)
+    Yr, Y1 = rng.random((n, K * R)), rng.random((n, K))
+    Kd = (X @ Xt).toarray()
+    t = median_times({"sparse_R": lambda: X @ (Xt @ Yr), "sparse_1": lambda: X @ (Xt @ Y1),
+                      "dense_R": lambda: Kd @ Yr, "dense_1": lambda: Kd @ Y1,
+                      "build": lambda: (X @ Xt).toarray()}, repeat)
+    return (2 * 31 * t["sparse_R"] + 2 * 69 * t["sparse_1"],
+            2 * 31 * t["dense_R"] + 2 * 69 * t["dense_1"] + t["build"])
+
+
+def nmf_rows(X, repeat: int) -> dict:
+    """Seconds per iteration of 100 NMF iterations from one start: docfact (float64, float32)
+    and scikit-learn's mu solver (float64, and on float32 data)."""
+    one = dict(n_restarts=1, min_iter=0, max_iter=100)
+
+    def ours(precision):
+        with numerics(precision=precision):
+            NMF(K, random_state=0, **one).fit_transform(X)
+
+    X32 = X.astype(np.float32)
+    t = median_times({
+        "docfact float64": lambda: ours("float64"),
+        "scikit-learn mu float64": lambda: SKNMF(K, solver="mu", init="random", tol=0,
+                                                 max_iter=100, random_state=0).fit_transform(X),
+        "docfact float32": lambda: ours("float32"),
+        "scikit-learn mu float32": lambda: SKNMF(K, solver="mu", init="random", tol=0,
+                                                 max_iter=100, random_state=0).fit_transform(X32),
+    }, repeat)
+    return {name: s / 100 for name, s in t.items()}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--classes", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out")
     ap.add_argument("--readme")
     args = ap.parse_args()
-    K = args.classes
-    X = data(K)
+    reason = deviation()
+    if reason:
+        warnings.warn(f"{reason}: these are not the kernels `docfact run` uses", stacklevel=1)
+    X = data()
     n, m = X.shape
-    S = knn_graph(X, 5, "cosine")
-    W = knn_graph(X, 5, "binary")
-    Kdense = (X @ X.T).toarray()
-    Kpoly = polynomial_kernel(X, 2)
     r = args.repeat
     with threadpool_limits(1):
-        t = median_times({
-            "nmf": lambda: NMF(K, random_state=0, **ITER).fit_transform(X),
-            "sk_nmf": lambda: SKNMF(K, solver="mu", init="random", tol=0, max_iter=100,
-                                    random_state=0).fit_transform(X),
-            "gnmf": lambda: GNMF(K, random_state=0, **ITER).fit_transform(X, W=W),
-            "cf_sparse": lambda: CF(K, random_state=0, **ITER).fit_transform(X),
-            "cf_dense": lambda: CF(K, kernel="precomputed", random_state=0,
-                                   **ITER).fit_transform(Kdense),
-            "lccf_fit": lambda: LCCF(K, random_state=0).fit_transform(X, S=S),
-            "graph": lambda: knn_graph(X, 5, "cosine"),
-            "poly_kernel": lambda: polynomial_kernel(X, 2),
-        }, r)
-        t |= median_times({  # the dense-kernel fits take minutes: once
-            "lccf_dense_fit": lambda: LCCF(K, kernel="precomputed", random_state=0)
-            .fit_transform(Kdense, S=S),
-            "cf_poly_fit": lambda: CF(K, kernel="precomputed", random_state=0)
-            .fit_transform(Kpoly),
-        }, 1)
-        mem_poly = peak_mb(lambda: CF(K, kernel="polynomial", random_state=0, n_restarts=1,
-                                      max_iter=5).fit_transform(X))
-    rows = [
-        ("NMF, 100 iterations", t["nmf"], "sklearn NMF(solver='mu')", t["sk_nmf"],
-         t["nmf"] / t["sk_nmf"], "<= 1.0"),
-        ("GNMF, 100 iterations", t["gnmf"], "docfact NMF", t["nmf"], t["gnmf"] / t["nmf"],
-         "<= 1.3"),
-        ("CF sparse form, 100 iterations", t["cf_sparse"], "CF dense K", t["cf_dense"],
-         t["cf_dense"] / t["cf_sparse"], ">= 5x faster"),
-        ("LCCF fit (10 starts x 31 it. + 69), sparse", t["lccf_fit"], "same, dense K",
-         t["lccf_dense_fit"], t["lccf_dense_fit"] / t["lccf_fit"], ""),
-        ("CF degree-2 kernel fit (K given)", t["cf_poly_fit"], "building K", t["poly_kernel"],
-         None, f"peak {mem_poly:.0f} MiB"),
-        ("p-NN graph (p = 5, cosine)", t["graph"], "", None, None, ""),
-    ]
-    lines = [f"TDT2, {K} largest classes: {n} documents x {m} terms, K = {K}; one BLAS thread; "
-             f"median of {r}; {platform.processor() or platform.machine()}, "
-             f"{os.cpu_count()} cores.", "",
-             "| measured | seconds | against | seconds | ratio | target |",
-             "|---|---|---|---|---|---|"]
-    for a, ta, b, tb, ratio, target in rows:
-        lines.append(f"| {a} | {ta:.2f} | {b} | {'' if tb is None else f'{tb:.2f}'} | "
-                     f"{'' if ratio is None else f'{ratio:.2f}'} | {target} |")
+        peak = peaks(r)
+        fitted, *kernels = kernel_rows(X, peak, r)
+        forms = form_rows(X, r)
+        nmf = nmf_rows(X, r)
+    lines = [f"One core of {platform.processor() or platform.machine()} ({os.cpu_count()} cores, "
+             f"load average {os.getloadavg()[0]:.0f} at the end), "
+             f"one BLAS thread, median of {r} interleaved rounds; NumPy "
+             f"{np.__version__}; loops: {reason or 'the pinned AVX2 / Haswell ones'}.", "",
+             f"Peak: triad {peak['bandwidth'] / 1e9:.1f} GB/s; GEMM "
+             f"{peak['float64'] / 1e9:.1f} GFLOP/s (float64), "
+             f"{peak['float32'] / 1e9:.1f} GFLOP/s (float32).", "",
+             f"Kernels on TDT2's 10 largest classes: N = {n} documents x {m} terms, "
+             f"nnz = {X.nnz}, K = {K}, R = {R} starts. Bytes and flops from algorithms/costs.py; "
+             "fraction = of the peak of the bounding resource (triad bandwidth or GEMM rate of "
+             "the precision).", "",
+             "| product | ms | MB moved | MFLOP | GB/s | GFLOP/s | bound | fraction of peak "
+             "| model ms |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, s, cost, gbs, gfs, bound, frac in kernels:
+        lines.append(f"| {name} | {1e3 * s:.1f} | {cost.bytes / 1e6:.1f} | "
+                     f"{cost.flops / 1e6:.0f} | {gbs / 1e9:.2f} | {gfs / 1e9:.2f} | {bound} | "
+                     f"{frac:.2f} | {1e3 * cost.seconds:.1f} |")
+    lines += ["", "The rates of algorithms/costs.py's Machine that fit these float64 timings "
+              "(bytes / bandwidth + flops / rate, solved on the 1-start and batched products): "
+              f"dense {fitted.dense_bandwidth / 1e9:.1f} GB/s and "
+              f"{fitted.dense_flops / 1e9:.1f} GFLOP/s, sparse "
+              f"{fitted.sparse_bandwidth / 1e9:.1f} GB/s and "
+              f"{fitted.sparse_flops / 1e9:.1f} GFLOP/s (the model's: dense "
+              f"{costs.MACHINE.dense_bandwidth / 1e9:.1f} and "
+              f"{costs.MACHINE.dense_flops / 1e9:.1f}, sparse "
+              f"{costs.MACHINE.sparse_bandwidth / 1e9:.1f} and "
+              f"{costs.MACHINE.sparse_flops / 1e9:.1f}).", ""]
+    lines += ["", "The K products of one LCCF fit (10 starts x 31 iterations batched, 69 more; "
+              "float64), on N documents drawn from the same matrix: both forms measured "
+              "(dense includes building K), the form the cost model picks, and its predictions.",
+              "", "| N | nnz | picked | sparse s | dense s | faster | model sparse s "
+              "| model dense s |", "|---|---|---|---|---|---|---|---|"]
+    for n_, nnz, picked, s, d, ps, pd_ in forms:
+        faster = "sparse" if s <= d else "dense"
+        lines.append(f"| {n_} | {nnz} | {picked}{'' if picked == faster else ' (wrong)'} | "
+                     f"{s:.2f} | {d:.2f} | {faster} | {ps:.2f} | {pd_:.2f} |")
+    lines += ["", f"NMF, seconds per iteration (one start, 100 iterations, K = {K}, same X):", "",
+              "| solver | ms per iteration | against scikit-learn mu float64 |",
+              "|---|---|---|"]
+    base = nmf["scikit-learn mu float64"]
+    for name, s in nmf.items():
+        lines.append(f"| {name} | {1e3 * s:.1f} | {s / base:.2f} |")
     emit("\n".join(lines), args.out, args.readme, "benchmark")
 
 

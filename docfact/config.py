@@ -8,6 +8,7 @@ A config is one table of a paper:
     protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of;
                                                # labelled: t, see Config.labelled
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
+    numerics: {precision: float32, products: auto}   # how factorizations compute (Method)
     methods:
       GNMF: {algorithm: gnmf, lam: 10, p: 5}   # display name -> algorithm + parameters
     report: {layout: k_by_method, unit: percent}
@@ -63,8 +64,7 @@ class Config:
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
         runs)."""
-        key = {**self._inputs(),
-               "methods": [[m.name, m.algorithm, m.params, m.labels] for m in self.methods]}
+        key = {**self._inputs(), "methods": [m.key() for m in self.methods]}
         if self.best_of > 1:
             key["best_of"] = self.best_of
         if self.labelled is not None:
@@ -76,7 +76,7 @@ class Config:
         method itself, and the labelled fraction if it uses labels. Two tables with equal keys
         for a method have the same rows for it at every (k, run)."""
         return _digest({**self._inputs(), "best_of": self.best_of,
-                        "method": [method.name, method.algorithm, method.params, method.labels],
+                        "method": method.key(effective=True),
                         "labelled": self.labelled if method.semi_supervised else None})
 
     def _inputs(self) -> dict:
@@ -179,12 +179,16 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
         raise ConfigError(f"{where}: shares: names this table itself; name the table whose rows "
                           "it takes")
     default_labels = _labels(raw.get("labels", "kmeans"))
+    default_numerics = raw.get("numerics", {})
     methods = []
     for mname, spec in raw["methods"].items():
-        params = {key: v for key, v in spec.items() if key not in ("algorithm", "labels")}
+        params = {key: v for key, v in spec.items()
+                  if key not in ("algorithm", "labels", "numerics")}
         labels = _labels(spec["labels"]) if "labels" in spec else default_labels
         m = Method(str(mname), spec["algorithm"], params, labels)
         m.validate(f"{where}: methods.{mname}")
+        if m.factorizes:
+            m = m.with_numerics(spec.get("numerics", default_numerics))
         methods.append(m)
     names = [m.name for m in methods]
     report = raw.get("report", {})

@@ -68,17 +68,17 @@ def test_a_changed_committed_row_is_caught(committed, tmp_path):
 def test_a_broken_update_rule_is_caught(committed, monkeypatch):
     """GNMF with lambda dropped from the V update's denominator no longer reproduces."""
     config, folder = committed
-    original = GNMFRule.update
+    original = GNMFRule.update_all
 
-    def broken(self, F):
+    def broken(self, Fs):
         d = getattr(self, "d", None)
         if d is not None:
             self.d = 0 * d
-        original(self, F)
+        original(self, Fs)
         if d is not None:
             self.d = d
 
-    monkeypatch.setattr(GNMFRule, "update", broken)
+    monkeypatch.setattr(GNMFRule, "update_all", broken)
     failures = check(config, folder)
     assert any("GNMF" in f and "!= committed" in f for f in failures), failures
 

@@ -132,3 +132,27 @@ def test_lcf_anchors_sit_in_the_gaussians_and_nmf_bases_do_not(tmp_path):
     assert (out / "anchors.png").exists() and (out / "anchors.svg").exists()
     res = CliRunner().invoke(main, ["plot", "anchors", "--lam", "-1", "--out", str(out)])
     assert res.exit_code == 2 and "--lam must be >= 0" in res.output
+
+
+def test_a_sweep_takes_the_rows_it_shares_with_the_table_and_earlier_sweeps(tmp_path,
+                                                                            monkeypatch):
+    """With the table under results/, a sweep's value at the table's setting takes the table's
+    rows (equal to computing them: the test above) in no time, other values are computed, and a
+    later sweep takes the rows of an earlier one (p = 5: the default, written or not)."""
+    monkeypatch.chdir(tmp_path)
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    assert CliRunner().invoke(main, ["run", str(cfg), "--quiet", "--jobs", "1"]).exit_code == 0
+    table = pd.read_csv(tmp_path / "results/small/runs.csv").set_index("method")
+    for param in ("gnmf.lambda=1,10", "gnmf.p=5,3"):
+        res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
+                                        "--baselines", "NMF", "--jobs", "1"])
+        assert res.exit_code == 0, res.output
+    sweep = tmp_path / "results/small/sweep"
+    seconds = {f: pd.read_csv(sweep / f / "timings.csv").set_index("method")["seconds"]
+               for f in ("lam=1", "lam=10", "p=5", "p=3", "baselines")}
+    assert seconds["lam=10"]["GNMF"] == seconds["p=5"]["GNMF"] == 0
+    assert seconds["baselines"]["NMF"] == 0
+    assert seconds["lam=1"]["GNMF"] > 0 and seconds["p=3"]["GNMF"] > 0
+    for folder, method in (("lam=10", "GNMF"), ("p=5", "GNMF"), ("baselines", "NMF")):
+        rows = pd.read_csv(sweep / folder / "runs.csv").set_index("method")
+        assert rows.loc[method, "ac"] == table.loc[method, "ac"]

@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.engine import EPS, graph_term, mu_step, rescale
+from docfact.algorithms.costs import kernel_form
+from docfact.algorithms.engine import EPS, dtype, fast_products, graph_term, mu_step, rescale
 from docfact.algorithms.graphs import check_graph, check_graph_params, check_partial_labels, degrees
 from docfact.algorithms.kernels import DenseKernel, affinity, check_kernel_params
 
@@ -26,6 +27,8 @@ class LCCFRule:
     gamma : optional (N,) scaling of Appendix B (weighted LCCF), G = diag(gamma) = Gamma^1/2:
         the caller passes K' = G K G, the rule turns L into L' = G^-1 L G^-1, and the factors
         are W' = G^-1 W and V' = G V of the weighted objective.
+    The context's numerics (engine.numerics) set the dtype of K and S and, with products
+    "auto", take a dense S (RCF's W~) times the V of all starts in one product.
     """
 
     def __init__(self, K, n_components: int, S=None, lam: float = 0.0, gamma=None,
@@ -47,6 +50,16 @@ class LCCFRule:
             self.K_neg = DenseKernel(np.maximum(-K.dense(), 0))
         if not loop_normalize:
             self.loop_normalize = None
+        self.batch_graph = self.lam > 0 and isinstance(self.S, np.ndarray) and fast_products()
+        self._SV = {}  # id(V) -> lambda S V, taken for all starts at once (batch_graph)
+        self.dtype = dtype()
+        if self.dtype != np.float64:
+            self.K = self.K.astype(self.dtype)
+            if self.lam > 0:
+                self.S, self.d = self.S.astype(self.dtype), self.d.astype(self.dtype)
+            if self.negative:
+                self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
+                                          self.K_neg.astype(self.dtype))
 
     def init(self, rng):
         return rng.random((self.K.n, self.k)), rng.random((self.K.n, self.k))
@@ -62,8 +75,13 @@ class LCCFRule:
                 self._update_signed(W, V)
             return
         KWs = self.K.dot_all([W for W, _ in Fs])
+        if self.batch_graph and len(Fs) > 1:
+            Vs = [V for _, V in Fs]
+            SVs = np.hsplit(self.S @ np.hstack(Vs), len(Vs))
+            self._SV = {id(V): SV for V, SV in zip(Vs, SVs, strict=True)}
         for (W, V), KW in zip(Fs, KWs, strict=True):
             mu_step(V, *self.penalize(V, KW, V @ (W.T @ KW)))  # Eq. (18)
+        self._SV = {}
         KVs = self.K.dot_all([V for _, V in Fs])
         for (W, V), KW, KV in zip(Fs, KWs, KVs, strict=True):
             mu_step(W, KV, KW @ (V.T @ V))  # Eq. (17)
@@ -166,6 +184,10 @@ class CF(MultiplicativeFactorization):
             y = check_partial_labels(y, X.shape[0])
         S, lam = self._affinity(X, S, y)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
+        if fast_products() and self.kernel == "linear" and kernel_form(
+                K.X, self.n_components, self.n_restarts, self.min_iter, self.max_iter,
+                np.dtype(dtype()).itemsize) == "dense":
+            K = DenseKernel(K.dense())
         W, V = self._minimize(self._rule(K, S, lam, gamma, y), track_objective).factors
         self.association_ = W
         return V

@@ -16,9 +16,16 @@ following the reference code (GNMF.m / LCCF.m):
    plateaus would stop a start long before convergence (CF on ORL faces: at 13 iterations);
 4. the factors are normalised at the end (e.g. unit columns of U, V rescaled).
 The rule is only the algorithm box: update equations, objective, normalisation.
+
+How the loop computes is a setting of the context (`numerics`, as scikit-learn's
+config_context): precision float64 or float32, and products "reference" (the forms that made
+the committed digits) or "auto" (the cheapest form for the fit's size, costs.py). A rule reads
+it when built (`dtype()`, `fast_products()`); the defaults keep the committed digits.
 """
 
 from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -27,6 +34,48 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 EPS = 1e-10  # floor of every denominator, as in the reference code
+PRECISIONS = ("float64", "float32")
+PRODUCTS = ("reference", "auto")
+
+
+@dataclass(frozen=True)
+class Numerics:
+    """precision: of the factors and operators in the update loop ("float64" or "float32");
+    products: "reference" or "auto" (costs.py picks the form of each product)."""
+
+    precision: str = "float64"
+    products: str = "reference"
+
+    def __post_init__(self):
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {list(PRECISIONS)}, got "
+                             f"{self.precision!r}")
+        if self.products not in PRODUCTS:
+            raise ValueError(f"products must be one of {list(PRODUCTS)}, got {self.products!r}")
+
+
+DEFAULT = Numerics()
+_NUMERICS = ContextVar("docfact_numerics", default=None)  # None: DEFAULT
+
+
+@contextmanager
+def numerics(precision: str = "float64", products: str = "reference"):
+    """Within the block, rules built compute in `precision` with `products` (see Numerics)."""
+    token = _NUMERICS.set(Numerics(precision, products))
+    try:
+        yield
+    finally:
+        _NUMERICS.reset(token)
+
+
+def dtype() -> type:
+    """The dtype of the update loop in this context."""
+    return np.float32 if (_NUMERICS.get() or DEFAULT).precision == "float32" else np.float64
+
+
+def fast_products() -> bool:
+    """True when the context lets costs.py choose the products' forms (digits may move)."""
+    return (_NUMERICS.get() or DEFAULT).products == "auto"
 
 
 class UpdateRule(Protocol):
@@ -35,6 +84,8 @@ class UpdateRule(Protocol):
     not None, after every iteration past min_iter (the CF family's reference code does so)."""
 
     loop_normalize: Callable[[tuple], None] | None
+    # optional: dtype, the dtype of the rule's operators (float64 when absent): the starts are
+    # cast to it, the result back to float64
 
     def init(self, rng: np.random.Generator) -> tuple: ...
 
@@ -72,6 +123,16 @@ def rescale(A: np.ndarray, B: np.ndarray, norms: np.ndarray) -> None:
     B *= norms
 
 
+def dot_all(A, Ys: list) -> list:
+    """[A @ Y for Y in Ys] from one product A [Y_1 ... Y_R]: A is read once instead of R times.
+    For sparse A the digits are those of one at a time (scipy sums each entry over the row's
+    entries in the same order for any number of columns); for dense A BLAS may sum in another
+    order."""
+    if len(Ys) == 1:
+        return [np.asarray(A @ Ys[0])]
+    return np.hsplit(np.asarray(A @ np.hstack(Ys)), np.cumsum([Y.shape[1] for Y in Ys])[:-1])
+
+
 def graph_term(V: np.ndarray, S, d: np.ndarray) -> float:
     """tr(V^T L V) = tr(V^T D V) - tr(V^T S V) for L = D - S, d = diag(D) (GNMF Eq. 8)."""
     return float(np.sum(d[:, None] * V * V) - np.sum(V * (S @ V)))
@@ -100,7 +161,10 @@ def minimize(
     `track_objective` is set (or `max_iter` is None), after every later iteration.
     """
     rng = np.random.default_rng(check_random_state(random_state).randint(2**31))
+    loop = getattr(rule, "dtype", np.float64)
     starts = [rule.init(rng) for _ in range(n_restarts)]
+    if loop != np.float64:  # drawn in float64 as always, so that both precisions start alike
+        starts = [tuple(a.astype(loop) for a in start) for start in starts]
     for start in starts:
         rule.normalize(start)
     best, n_iter = 0, 0
@@ -124,7 +188,7 @@ def minimize(
                 if (mean_fit - obj) / mean_fit < tol:
                     break
     rule.normalize(F)
-    return Fit(F, history, n_iter, best)
+    return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
 
 
 def _step(rule: UpdateRule, Fs: list, n_iter: int, min_iter: int) -> int:

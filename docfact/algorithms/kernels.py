@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from docfact.algorithms._validation import check_int, check_option
+from docfact.algorithms.engine import dot_all, fast_products
 
 KERNELS = ("linear", "polynomial", "precomputed")
 
@@ -27,9 +28,12 @@ class LinearKernel:
         return np.asarray(self.X @ (self.Xt @ Y))
 
     def dot_all(self, Ys: list) -> list:
-        """[K Y for Y in Ys], one at a time: scipy's sparse product gains nothing from more
-        columns (measured), so there is nothing to batch."""
-        return [self.dot(Y) for Y in Ys]
+        """[K Y for Y in Ys] from X (X^T [Y_1 ... Y_R]), X read twice instead of 2R times: for
+        sparse X with the digits of one at a time (engine.dot_all), 1.3-2x faster on TDT2; for
+        dense X (images) only with products "auto" (BLAS sums in another order)."""
+        if not sp.issparse(self.X) and not fast_products():
+            return [self.dot(Y) for Y in Ys]
+        return dot_all(self.X, dot_all(self.Xt, Ys))
 
     def diag(self) -> np.ndarray:
         """diag(K) (n,): the squared norms of the samples."""
@@ -58,6 +62,9 @@ class LinearKernel:
         K = self.X @ self.Xt
         return K.toarray() if sp.issparse(K) else np.asarray(K)
 
+    def astype(self, dtype) -> "LinearKernel":
+        return LinearKernel(self.X.astype(dtype))
+
 
 class DenseKernel:
     """A precomputed symmetric K (n, n)."""
@@ -72,8 +79,7 @@ class DenseKernel:
     def dot_all(self, Ys: list) -> list:
         """[K Y for Y in Ys] from one product K [Y_1 ... Y_R]: K is read once, not R times
         (the product is bound by memory bandwidth: 10 starts cost 3.4 times one, measured)."""
-        KY = self.dot(np.hstack(Ys))
-        return np.hsplit(KY, np.cumsum([Y.shape[1] for Y in Ys])[:-1])
+        return dot_all(self.K, Ys)
 
     def diag(self) -> np.ndarray:
         return np.diag(self.K).copy()
@@ -92,6 +98,9 @@ class DenseKernel:
 
     def dense(self) -> np.ndarray:
         return self.K
+
+    def astype(self, dtype) -> "DenseKernel":
+        return DenseKernel(self.K.astype(dtype, copy=False))
 
 
 def polynomial_kernel(X, degree: int = 2) -> np.ndarray:

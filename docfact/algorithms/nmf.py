@@ -18,33 +18,50 @@ from docfact.algorithms.kernels import affinity
 
 
 class GNMFRule:
-    """Update rule of GNMF (NMF when W is None). Xs: (n, m), the samples as rows (X^T)."""
+    """Update rule of GNMF (NMF when W is None). Xs: (n, m), the samples as rows (X^T).
+    The starts' products with sparse X and W are taken in one product each (engine.dot_all,
+    the digits of one at a time); dense X is batched only with products "auto". The operators
+    are in the context's dtype (engine.numerics)."""
 
     loop_normalize = None
 
     def __init__(self, Xs, n_components: int, W=None, lam: float = 0.0):
+        self.dtype = engine.dtype()
+        self.sq_norm_X = engine.sq_norm(Xs)
+        Xs = Xs.astype(self.dtype) if Xs.dtype != self.dtype else Xs
         self.Xt = Xs  # X^T, (n, m)
         self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
         self.K = n_components
-        self.sq_norm_X = engine.sq_norm(Xs)
+        self.batch = sp.issparse(Xs) or engine.fast_products()
         self.lam = lam if W is not None else 0.0
         if self.lam > 0:
             self.W = self.lam * sp.csr_matrix(W)  # lambda W, as GNMF.m scales W before D
             self.d = degrees(self.W)
+            self.W, self.d = self.W.astype(self.dtype), self.d.astype(self.dtype, copy=False)
 
     def init(self, rng):
         m, n = self.X.shape
         return rng.random((m, self.K)), rng.random((n, self.K))
 
     def update(self, F):
-        U, V = F
-        XtU = self.Xt @ U
-        VUtU = V @ (U.T @ U)
-        if self.lam > 0:
-            XtU += self.W @ V
-            VUtU += self.d[:, None] * V
-        engine.mu_step(V, XtU, VUtU)  # Eq. (16)
-        engine.mu_step(U, self.X @ V, U @ (V.T @ V))  # Eq. (15)
+        self.update_all([F])
+
+    def update_all(self, Fs):
+        """One iteration of each start (U, V) in Fs: every V (Eq. 16), then every U (Eq. 15)."""
+        Us, Vs = [U for U, _ in Fs], [V for _, V in Fs]
+        XtUs = self._dot_all(self.Xt, Us)
+        WVs = engine.dot_all(self.W, Vs) if self.lam > 0 else Vs
+        for U, V, XtU, WV in zip(Us, Vs, XtUs, WVs, strict=True):
+            VUtU = V @ (U.T @ U)
+            if self.lam > 0:
+                XtU += WV
+                VUtU += self.d[:, None] * V
+            engine.mu_step(V, XtU, VUtU)  # Eq. (16)
+        for U, V, XV in zip(Us, Vs, self._dot_all(self.X, Vs), strict=True):
+            engine.mu_step(U, XV, U @ (V.T @ V))  # Eq. (15)
+
+    def _dot_all(self, A, Ys):
+        return engine.dot_all(A, Ys) if self.batch else [A @ Y for Y in Ys]
 
     def objective(self, F):
         U, V = F

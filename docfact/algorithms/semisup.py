@@ -45,9 +45,9 @@ class CCFRule(LCCFRule):
 
     def __init__(self, K, n_components: int, A: sp.csr_matrix, loop_normalize: bool = True):
         super().__init__(K, n_components, loop_normalize=loop_normalize)
-        self.A = A
-        self.At = sp.csr_matrix(A.T)
-        self.AtA = np.asarray(A.sum(axis=0)).ravel()  # A^T A is diagonal: the class sizes
+        self.A = A.astype(self.dtype)
+        self.At = sp.csr_matrix(self.A.T)
+        self.AtA = np.asarray(self.A.sum(axis=0)).ravel()  # A^T A is diagonal: class sizes
 
     def init(self, rng):
         return rng.random((self.K.n, self.k)), rng.random((self.A.shape[1], self.k))
@@ -90,6 +90,8 @@ class CNPCFRule(LCCFRule):
         M, C = pair_constraints(y)
         self.M, self.C = lam_h * M, lam_h * C
         self.d_M = degrees(self.M)
+        self.M, self.C = self.M.astype(self.dtype), self.C.astype(self.dtype)
+        self.d_M = self.d_M.astype(self.dtype, copy=False)
 
     def penalize(self, V, num, den):
         num, den = super().penalize(V, num, den)

@@ -65,6 +65,11 @@ class SparseNMFRule(GNMFRule):
             V[:] = self._project(V, self.L1_V, keep_norm=False)
         return U, V, np.ones((1, 2))
 
+    def update_all(self, Fs):
+        """One start at a time: a projected step evaluates its own start's objective."""
+        for F in Fs:
+            self.update(F)
+
     def update(self, F):
         U, V, _ = F
         if self.L1_V is None:

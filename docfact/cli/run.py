@@ -143,6 +143,7 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6): sweep-PARAM.csv,
     .png and .svg."""
     from docfact import atomic
+    from docfact.experiment.runner import result_folders
     from docfact.experiment.sweep import parse_param
     from docfact.experiment.sweep import sweep as run_sweep
     from docfact.report.plots import plot_sweep
@@ -153,8 +154,9 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     by = parse_param(by_text) if by_text else None
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
+    donors = result_folders(Path("results")) + result_folders(folder)  # rows to take
     table = run_sweep(config, target, param, values, folder, jobs,
-                      baselines.split(",") if baselines else (), by)
+                      baselines.split(",") if baselines else (), by, donors)
     csv = folder / f"sweep-{target}-{param}{f'-by-{by[1]}' if by else ''}.csv"
     atomic.write_text(csv, table.to_csv(index=False, float_format="%.6f"))
     click.echo(table.to_string(index=False))

@@ -4,13 +4,13 @@ A new method is one estimator module and one line in ALGORITHMS.
 """
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 
 from docfact import algorithms as alg
-from docfact.algorithms.engine import EPS
+from docfact.algorithms.engine import EPS, Numerics, numerics
 from docfact.errors import ConfigError
 
 
@@ -92,12 +92,34 @@ class Method:
     scale that NC weighting leaves in V; with "metric": "cosine" k-means with the cosine
     distance, as the RCF paper) or {"rule": "argmax"} (cluster of document i =
     argmax_j V_ij); ignored by clustering methods.
+    numerics: how a factorization computes (engine.Numerics: precision, products), only the
+    settings that differ from the defaults, which keep the committed digits.
     """
 
     name: str
     algorithm: str
     params: dict = field(default_factory=dict)
     labels: dict = field(default_factory=lambda: {"rule": "kmeans", "replicates": 20})
+    numerics: dict = field(default_factory=dict)
+
+    def key(self, effective: bool = False) -> list:
+        """What the method's records depend on (for the hashes of config.py); the numerics
+        only when set, so that the committed tables keep their hashes. effective: with every
+        estimator parameter, defaults included, integral numbers as integers (p: 5 written or
+        left to the default, lam 100 or 100.0: the same records)."""
+        params = self.params
+        if effective:
+            params = {name: int(v) if isinstance(v, float) and v.is_integer() else v
+                      for name, v in self.estimator(2).get_params().items()
+                      if name not in ("n_clusters", "n_components", "random_state")}
+        key = [self.name, self.algorithm, params, self.labels]
+        return key + [self.numerics] if self.numerics else key
+
+    def with_numerics(self, numerics: dict) -> "Method":
+        """This method computing with `numerics` (validated; defaults dropped)."""
+        defaults = vars(Numerics())
+        Numerics(**numerics)
+        return replace(self, numerics={k: v for k, v in numerics.items() if defaults[k] != v})
 
     def estimator(self, k: int, random_state=None):
         """A fresh estimator for k clusters; ValueError/TypeError on invalid parameters."""
@@ -152,7 +174,8 @@ class Method:
         fit_params = {a.graph: artefacts.graph(est.p, est.weight)} if a.graph else {}
         if a.semi_supervised:
             fit_params["y"] = artefacts.y_partial
-        return est, est.fit_transform(X, track_objective=track_objective, **fit_params)
+        with numerics(**self.numerics):
+            return est, est.fit_transform(X, track_objective=track_objective, **fit_params)
 
     def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
         """Cluster the run's documents into k groups: labels and what the fit reports."""

@@ -44,10 +44,12 @@ def load_view(config: Config):
 
 
 def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
-        progress: bool = True, pairs=None, backend: str = "loky", scheduler=None) -> Path:
+        progress: bool = True, pairs=None, backend: str = "loky", scheduler=None,
+        donors=()) -> Path:
     """Run (or resume) the config's protocol into folder `out`; return `out`.
 
     pairs: only these (k, run) pairs instead of the config's grid (used by `docfact check`).
+    donors: other results folders whose rows of identical methods are taken (shared_rows).
     backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
     `scheduler`, or a local cluster of `jobs` single-threaded workers).
     """
@@ -92,7 +94,7 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         manifest = _manifest(config, corpus, jobs, digest)
         if todo or not old:  # a resume with nothing left to run leaves the manifest as it was
             _write_manifest(out, manifest, walls)
-        taken = shared_rows(config, out, digest)
+        taken = shared_rows(config, out, digest, donors) if todo else {}
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
                                   taken.get((k, r), {}))
                  for k, r in todo)
@@ -183,29 +185,55 @@ def data_notes(X) -> str:
     return f"{d} duplicate documents" if d else ""
 
 
-def shared_rows(config: Config, out: Path, digest) -> dict:
+def shared_rows(config: Config, out: Path, digest, donors=()) -> dict:
     """{(k, run): {method: record}} that this table takes from the table it `shares` (the
-    folder of that name beside `out`): the complete runs there, for the methods whose records
-    depend on the same inputs (Config.row_key; a data file of the same contents, `digest`
-    its data_hash). The RCF
+    folder of that name beside `out`) and from the `donors` folders, the first holding a row
+    winning: the complete runs there, for the methods whose records depend on the same inputs
+    (Config.row_key; a data file of the same contents, `digest` its data_hash). The RCF
     paper's tables for t = 2% and 20% print the same unsupervised rows; computing them once
     saves about a quarter of the second table (KMeans, CF and LCCF: 68 of 245 s on a TDT2 run
-    at k = 12). Empty when that folder holds no results it can read (none yet, or written by
-    another docfact version): the rows are then computed, the same either way."""
-    if not config.shares:
-        return {}
-    folder = out.parent / config.shares
+    at k = 12); a sweep's value equal to the table's setting takes the table's rows. Folders
+    holding no results it can read (none yet, or written by another docfact version) give
+    nothing: the rows are then computed, the same either way."""
+    folders = [out.parent / config.shares] if config.shares else []
+    taken = {}
+    for folder in folders + [Path(f) for f in donors]:
+        if folder.resolve() == out.resolve():
+            continue
+        for key, rows in _donated(folder, config, digest).items():
+            slot = taken.setdefault(key, {})
+            for name, row in rows.items():
+                slot.setdefault(name, row)
+    return taken
+
+
+def _donated(folder: Path, config: Config, digest) -> dict:
+    """{(k, run): {method: record}} of folder's complete runs for the methods of `config`
+    whose row_key is the same there."""
     try:
-        donor, manifest = read_setup(folder)
-    except DocfactError:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
         return {}
-    if manifest.get("data_hash") != digest:
+    inputs = {"view": config.view, "weighting": config.weighting, "weight_on": config.weight_on,
+              "seed": config.seed, "data_hash": digest}
+    if any(manifest.get(key) != value for key, value in inputs.items()):
+        return {}  # other documents or seed: no row can be the same (read before the config)
+    try:
+        donor, _ = read_setup(folder)
+    except DocfactError:
         return {}
     keys = {m.name: donor.row_key(m) for m in donor.methods}
     names = {m.name for m in config.methods if keys.get(m.name) == config.row_key(m)}
+    if not names:
+        return {}
     runs = RunStore(folder).read([m.name for m in donor.methods])
     return {key: {row["method"]: row for row in rows if row["method"] in names}
             for key, rows in runs.items()}
+
+
+def result_folders(root: Path) -> list:
+    """The results folders (holding a manifest.json) under `root`, in sorted order."""
+    return sorted(p.parent for p in Path(root).rglob("manifest.json"))
 
 
 def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict) -> tuple:

@@ -39,7 +39,8 @@ def restricted(config: Config, methods, name: str) -> Config:
     """The config reduced to `methods` (Method objects), under another name, without published
     values or checks: the protocol (data, k, runs, seed) is unchanged."""
     raw = {**config.raw, "name": name,
-           "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels}
+           "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels,
+                                **({"numerics": m.numerics} if m.numerics else {})}
                        for m in methods}}
     for key in ("published", "check", "shares"):
         raw.pop(key, None)
@@ -94,7 +95,7 @@ def _averages(folder: Path, config: Config) -> pd.DataFrame:
 
 
 def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
-          baselines=(), by=None) -> pd.DataFrame:
+          baselines=(), by=None, donors=()) -> pd.DataFrame:
     """Run each value into out/<param>=<value>/ and the `baselines` (methods left unchanged,
     as reference lines) into out/baselines/; return (param, value, method, ac, nmi), the
     averages over k (value empty for a baseline).
@@ -102,19 +103,24 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
     by : optional (target, param, values) of a second parameter, set within each value of the
         first: one line per value, its runs in out/<param>=<value>/<by param>=<by value>/ and
         its rows' method "METHOD (<by param>=<by value>)" (RCF Fig. 3: the labelled fraction,
-        by the links propagated)."""
+        by the links propagated).
+    donors : results folders (the tables', other sweeps') whose rows of identical methods are
+        taken instead of computed (runner.shared_rows), as are those of the values run before:
+        a value equal to a table's setting costs nothing."""
     if by and by[:2] == (target, param):
         text = f"{target}.{param}={','.join(map(str, by[2]))}"
         raise ConfigError(f"--by: {text!r} is the parameter --param already sweeps")
-    parts = []
+    parts, donors = [], list(donors)
     for value in values:
         c = swept_config(config, target, param, value)
         for label, folder, line in _lines(c, out / f"{param}={value}", by):
-            table = _averages(run(line, folder, jobs=jobs, progress=True), line)
+            table = _averages(run(line, folder, jobs=jobs, progress=True, donors=donors), line)
             parts.append(table.assign(value=value, method=table["method"] + label))
+            donors.append(folder)
     if baselines:
         c = baseline_config(config, baselines)
-        parts.append(_averages(run(c, out / "baselines", jobs=jobs, progress=True), c)
+        folder = out / "baselines"
+        parts.append(_averages(run(c, folder, jobs=jobs, progress=True, donors=donors), c)
                      .assign(value=None))
     table = pd.concat(parts, ignore_index=True).assign(param=param)
     return table[["param", "value", "method", "ac", "nmi"]]

@@ -1,0 +1,103 @@
+"""What the products of one iteration cost, and the cheapest form of K for a fit.
+
+A product takes the kernel K (N, N) of the documents X (N, M) times Y (N, c), c = K columns per
+start times the starts taken at once (R in the restart phase, 1 after). Its two forms:
+    sparse  K Y = X (X^T Y): flops 4 nnz c,  bytes 2 nnz (b + 4) + 2 (N + M) c b
+    dense   K Y, K formed:   flops 2 N^2 c,  bytes N^2 b + 2 N c b
+with b the bytes of a float (8, or 4 in float32) and 4 those of a column index. One product is
+one pass over the operator, however many starts it takes (the starts are batched: kernels.py).
+Time = bytes / bandwidth + flops / rate, with each form's rates measured on one core
+(`Machine`; bench/bench.py measures them again and prints how far each kernel is from the
+machine's triad bandwidth and GEMM peak). The dense form also costs building K once,
+2 sum_t df_t^2 flops at the sparse rate (df_t the documents holding term t), and N^2 b of memory.
+RCF's dense W~ V is a dense product of the same kind, always batched over the starts.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+MAX_DENSE_BYTES = 2**30  # a formed K above this size is never chosen (memory of a worker)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Achieved rates of one core (bytes/s and flop/s), float64; float32 doubles the dense
+    flop rate (twice the SIMD lanes). Measured on the 2-core machine the tables are run on
+    (bench/bench.py, TDT2's 10 largest classes, N = 7456, c = 10 and 100)."""
+
+    dense_bandwidth: float = 6.7e9
+    dense_flops: float = 24e9
+    sparse_bandwidth: float = 5.3e9
+    sparse_flops: float = 2.9e9
+
+
+MACHINE = Machine()
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Bytes moved and flops of some products, and their time on a Machine (seconds)."""
+
+    bytes: float
+    flops: float
+    seconds: float
+
+    def __add__(self, other: "Cost") -> "Cost":
+        return Cost(self.bytes + other.bytes, self.flops + other.flops,
+                    self.seconds + other.seconds)
+
+    def __mul__(self, times: float) -> "Cost":
+        return Cost(self.bytes * times, self.flops * times, self.seconds * times)
+
+
+def sparse_product(n: int, m: int, nnz: int, c: int, itemsize: int = 8,
+                   machine: Machine = MACHINE) -> Cost:
+    """X (X^T Y) with X (n, m) holding nnz entries, Y (n, c): X and X^T read once, Y and the
+    (m, c) intermediate read and written."""
+    b, f = 2 * nnz * (itemsize + 4) + 2 * (n + m) * c * itemsize, 4 * nnz * c
+    return Cost(b, f, b / machine.sparse_bandwidth + f / machine.sparse_flops)
+
+
+def dense_product(n: int, c: int, itemsize: int = 8, machine: Machine = MACHINE) -> Cost:
+    """K Y with K (n, n) formed, Y (n, c); also W~ V."""
+    b, f = n * n * itemsize + 2 * n * c * itemsize, 2 * n * n * c
+    rate = machine.dense_flops * (8 / itemsize)
+    return Cost(b, f, b / machine.dense_bandwidth + f / rate)
+
+
+def dense_build(X, itemsize: int = 8, machine: Machine = MACHINE) -> Cost:
+    """Forming K = X X^T (N, N) from sparse X: the sparse product, then the dense array."""
+    df = np.diff(sp.csc_matrix(X).indptr).astype(float)
+    f, b = 2 * float(np.sum(df * df)), X.shape[0] ** 2 * itemsize
+    return Cost(b, f, f / machine.sparse_flops + b / machine.dense_bandwidth)
+
+
+def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
+                 itemsize: int = 8, machine: Machine = MACHINE) -> Cost:
+    """The K products of a CF-family fit (2 per iteration: K W and K V) in `form` ("sparse"
+    or "dense", building K included): the restart phase takes n_restarts starts at once for
+    min_iter + 1 iterations, the chosen start runs to max_iter (min_iter + 1 + 100 assumed when
+    max_iter is None: the stopping rule's typical length)."""
+    (n, m), nnz = X.shape, X.nnz
+    restart_iters = min_iter + 1 if n_restarts > 1 else 0
+    rest = (max_iter if max_iter is not None else min_iter + 101) - restart_iters
+
+    def product(c):
+        return (sparse_product(n, m, nnz, c, itemsize, machine) if form == "sparse"
+                else dense_product(n, c, itemsize, machine))
+
+    cost = product(k * n_restarts) * (2 * restart_iters) + product(k) * (2 * max(rest, 0))
+    return cost + dense_build(X, itemsize, machine) if form == "dense" else cost
+
+
+def kernel_form(X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
+                itemsize: int = 8, machine: Machine = MACHINE) -> str:
+    """"dense" or "sparse": the cheaper form of the linear kernel of sparse X for this fit;
+    "sparse" when a formed K would exceed MAX_DENSE_BYTES."""
+    if not sp.issparse(X) or X.shape[0] ** 2 * itemsize > MAX_DENSE_BYTES:
+        return "sparse"
+    costs = {form: fit_products(form, X, k, n_restarts, min_iter, max_iter, itemsize,
+                                machine).seconds for form in ("sparse", "dense")}
+    return min(costs, key=costs.get)

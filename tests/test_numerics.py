@@ -1,0 +1,126 @@
+"""How the update loop computes: batched products, float32, products "auto", the cost model,
+and the config key that selects them (the defaults keep the committed digits)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import yaml
+
+from docfact.algorithms import CF, GNMF, LCCF, NMF, RCF, costs, knn_graph
+from docfact.algorithms.cf import LCCFRule
+from docfact.algorithms.engine import dtype, fast_products, minimize, numerics
+from docfact.algorithms.kernels import LinearKernel
+from docfact.algorithms.nmf import GNMFRule
+from docfact.config import load_config
+from docfact.errors import ConfigError
+from docfact.metrics import accuracy
+from tests.synthetic import three_topics
+from tests.test_cf import OneStartAtATime
+from tests.test_runner import semi_config
+
+
+@pytest.fixture(scope="module")
+def data():
+    return three_topics(3, n_terms=30, per_class=15, noise=0.3)
+
+
+def test_the_default_context_is_the_reference():
+    assert dtype() is np.float64 and not fast_products()
+    with numerics(precision="float32", products="auto"):
+        assert dtype() is np.float32 and fast_products()
+    assert dtype() is np.float64 and not fast_products()
+    with pytest.raises(ValueError, match="precision must be one of"), numerics("float16"):
+        pass
+
+
+def test_gnmf_starts_advanced_together_equal_one_by_one_bit_for_bit(data):
+    """The starts' sparse products taken in one product (X, X^T and W read once) sum every
+    entry in the order of one start at a time: the same bits, the same chosen start."""
+    X, _ = data
+    W = knn_graph(X, 5, "binary")
+    fits = [minimize(make(GNMFRule(sp.csr_matrix(X), 3, W, lam=10)), n_restarts=5, min_iter=10,
+                     max_iter=30, random_state=3) for make in (lambda r: r, OneStartAtATime)]
+    assert fits[0].restart == fits[1].restart
+    for a, b in zip(fits[0].factors, fits[1].factors, strict=True):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: NMF(3, random_state=0), lambda: GNMF(3, lam=10, random_state=0),
+    lambda: CF(3, random_state=0), lambda: LCCF(3, lam=100, random_state=0),
+], ids=["NMF", "GNMF", "CF", "LCCF"])
+def test_float32_fits_are_float32_inside_and_agree_with_float64(data, make):
+    """In float32 the fit returns float64 factors of the same clustering, its objective within
+    float32's resolution of float64's after the same iterations from the same starts."""
+    X, y = data
+    ref = make()
+    V64 = ref.fit_transform(X, track_objective=True)
+    with numerics(precision="float32"):
+        fast = make()
+        V32 = fast.fit_transform(X, track_objective=True)
+    assert V32.dtype == np.float64
+    assert accuracy(V64.argmax(axis=1), V32.argmax(axis=1)) == 1.0
+    np.testing.assert_allclose(fast.objective_[-1], ref.objective_[-1], rtol=1e-4)
+
+
+def test_float32_rule_computes_in_float32(data):
+    X, _ = data
+    with numerics(precision="float32"):
+        rule = LCCFRule(LinearKernel(sp.csr_matrix(X)), 3, knn_graph(X, 5, "cosine"), lam=10)
+    W, V = (a.astype(np.float32) for a in rule.init(np.random.default_rng(0)))
+    rule.update((W, V))
+    assert rule.K.dot(W).dtype == np.float32 and W.dtype == V.dtype == np.float32
+
+
+def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data):
+    """The cost model forms K for 45 documents; the factors equal the sparse form's to
+    rounding (the dense product sums in another order)."""
+    X, _ = data
+    assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 100) == "dense"
+    ref = LCCF(3, lam=100, random_state=0).fit_transform(X)
+    with numerics(products="auto"):
+        fast = LCCF(3, lam=100, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(fast, ref, rtol=1e-8, atol=1e-12)
+
+
+def test_rcf_batched_graph_product_agrees_with_one_start_at_a_time(data):
+    """RCF's dense W~ times the V of every start in one product: the same fit to rounding."""
+    X, y = data
+    partial = np.where(np.arange(len(y)) % 5 == 0, y, -1)
+    ref = RCF(3, alpha=0.5, random_state=0, max_iter=60).fit_transform(X, partial)
+    with numerics(products="auto"):
+        fast = RCF(3, alpha=0.5, random_state=0, max_iter=60).fit_transform(X, partial)
+    np.testing.assert_allclose(fast, ref, rtol=1e-7, atol=1e-10)
+
+
+def test_cost_model_counts_and_choices():
+    """Flops and bytes as costs.py's docstring states; K is never formed above the memory
+    bound, and batching the starts costs one pass over the operator, not R."""
+    one, ten = costs.sparse_product(100, 50, 1000, 3), costs.sparse_product(100, 50, 1000, 30)
+    assert one.flops == 4 * 1000 * 3 and ten.flops == 10 * one.flops
+    assert ten.bytes - one.bytes == 2 * 150 * 27 * 8  # only Y and X^T Y grow with the starts
+    d = costs.dense_product(100, 3, itemsize=4)
+    assert d.flops == 2 * 100 * 100 * 3 and d.bytes == 100 * 100 * 4 + 2 * 100 * 3 * 4
+    big = sp.random(int(np.sqrt(costs.MAX_DENSE_BYTES / 8)) + 1, 20, density=0.01, format="csr")
+    assert costs.kernel_form(big, 3, 10, 30, 100) == "sparse"
+
+
+def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path):
+    """numerics: absent, or at its defaults, leaves the protocol hash (and the committed
+    tables) unchanged; set, it reaches the factorizations only, changes their rows' identity,
+    and a wrong value is one ConfigError naming the key."""
+    base = load_config(semi_config(tmp_path))
+    same = load_config(semi_config(tmp_path, name="same",
+                                   numerics={"precision": "float64", "products": "reference"}))
+    fast = load_config(semi_config(tmp_path, name="fast",
+                                   numerics={"precision": "float32", "products": "auto"}))
+    assert same.protocol_hash() == base.protocol_hash() != fast.protocol_hash()
+    assert all(m.numerics == {"precision": "float32", "products": "auto"}
+               for m in fast.methods)
+    assert fast.row_key(fast.methods[0]) != base.row_key(base.methods[0])
+    raw = yaml.safe_load(semi_config(tmp_path).read_text())
+    raw["numerics"] = {"precision": "double"}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="numerics"):
+        load_config(path)
