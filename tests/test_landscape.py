@@ -22,4 +22,5 @@ def test_score_is_the_mean_gap_in_standard_errors_with_a_floor():
     se = 0.1 / np.sqrt(3)
     expected = np.mean([0.0, 0.2 / SE_FLOOR, 0.0, 0.0 / se])
     assert got["score"] == pytest.approx(expected) and got["cells"] == 4
+    assert got["mean_abs_diff"] == pytest.approx(np.mean([0.0, 0.2, 0.0, 0.0]))
     assert got["M ac"] == pytest.approx(np.mean([0.9, 1.0]))

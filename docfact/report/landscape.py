@@ -3,8 +3,9 @@
 A reading is a results folder (a sweep value, or a committed table cut to the same draws). Its
 score on the k values `ks` is the mean, over methods, metrics (AC, NMI) and k, of
 |ours - published| / SE, SE = s / sqrt(n) of our runs at that k, floored at SE_FLOOR so that a
-k where every run scores 1.0 does not weigh infinitely. Smaller is closer; a reading is chosen
-on the odd k and validated on the held-out even k.
+k where every run scores 1.0 does not weigh infinitely (it needs two runs per k; the mean
+|ours - published| alone is given too). Smaller is closer; a reading is chosen on the odd k and
+validated on the held-out even k.
 
     python -m docfact.report.landscape CONFIG OUT.csv --k 3,5,7,9 --runs 10 --methods A,B \
         NAME=FOLDER ...
@@ -24,9 +25,10 @@ SE_FLOOR = 0.01  # in fractions (AC, NMI)
 
 
 def score(runs: pd.DataFrame, config, methods, ks) -> dict:
-    """{"score": mean |ours - published| / SE, "cells": how many (method, metric, k), and each
-    method's mean AC and NMI over `ks`} of the runs of one reading."""
-    gaps, out = [], {}
+    """{"score": mean |ours - published| / SE, "cells": how many (method, metric, k),
+    "mean_abs_diff": mean |ours - published|, and each method's mean AC and NMI over `ks`} of
+    the runs of one reading."""
+    gaps, diffs, out = [], [], {}
     for method in methods:
         for metric in METRICS:
             means = []
@@ -36,9 +38,12 @@ def score(runs: pd.DataFrame, config, methods, ks) -> dict:
                 published = config.published[metric][method][k][0] / config.scale
                 se = max(ok.std(ddof=1) / np.sqrt(len(ok)), SE_FLOOR) if len(ok) > 1 else np.nan
                 means.append(ok.mean() if len(ok) else np.nan)
+                diffs.append(abs(ok.mean() - published) if len(ok) else np.nan)
                 gaps.append(abs(ok.mean() - published) / se if len(ok) > 1 else np.nan)
             out[f"{method} {metric}"] = float(np.mean(means))
-    return {"score": float(np.nanmean(gaps)), "cells": int(np.sum(np.isfinite(gaps))), **out}
+    return {"score": float(np.nanmean(gaps)) if np.isfinite(gaps).any() else np.nan,
+            "cells": int(np.sum(np.isfinite(gaps))), "mean_abs_diff": float(np.nanmean(diffs)),
+            **out}
 
 
 def landscape(config_path, readings: dict, ks, runs: int, methods) -> pd.DataFrame:
