@@ -1,10 +1,14 @@
 """k-means with litekmeans-style starts, and LSI + k-means."""
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from docfact.algorithms import KMeans, LSIKMeans
+from docfact.algorithms.kernels import kernel_operator
+from docfact.algorithms.kmeans import NCutAffinity, _lloyd_weighted
 from docfact.metrics import accuracy
+from tests.synthetic import three_topics
 
 
 def blobs(seed=0):
@@ -36,3 +40,119 @@ def test_lsi_kmeans_finds_separated_clusters():
     X, y = blobs(2)
     labels = LSIKMeans(3, n_replicates=5, random_state=0).fit(np.abs(X)).labels_
     assert accuracy(y, labels) > 0.95
+
+
+# KM-NCW as weighted kernel k-means (Dhillon, Guan, Kulis 2004): weights d = A 1 in the centres
+
+
+def small_docs(seed=0, n=12, m=6):
+    return np.random.default_rng(seed).random((n, m)) * (
+        np.random.default_rng(seed + 1).random((n, m)) < 0.7) + 0.01
+
+
+def features(X, kernel):
+    """Explicit feature map of the kernel: x (linear) or x (x) x (degree-2 polynomial)."""
+    return X if kernel == "linear" else np.einsum("ni,nj->nij", X, X).reshape(len(X), -1)
+
+
+@pytest.mark.parametrize("form", ["ncut", "ncut_hollow"])
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+def test_ncut_objective_is_the_normalized_cut(form, kernel):
+    """sum_i d_i dist(i, c_i) = sum_i A_ii / d_i - K + NCut, on random partitions."""
+    X = small_docs()
+    F = features(X, kernel)
+    A = F @ F.T
+    if form == "ncut_hollow":
+        np.fill_diagonal(A, 0.0)
+    d = A.sum(axis=1)
+    op = NCutAffinity(kernel_operator(X, kernel), self_loops=form == "ncut")
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        labels = rng.permutation(np.arange(len(X)) % 3)
+        E = np.eye(3)[labels]
+        dist = op.distances(E)
+        obj = d @ dist[np.arange(len(X)), labels]
+        ncut = sum(A[np.ix_(labels == c, labels != c)].sum() / d[labels == c].sum()
+                   for c in range(3))
+        assert obj == pytest.approx(np.sum(np.diag(A) / d) - 3 + ncut, rel=1e-10)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+def test_ncut_form_is_weighted_kmeans_in_feature_space(kernel):
+    """Same assignments, step by step, as weighted k-means written out on phi_i = f(x_i) / d_i
+    with weights d_i and centres sum_c d_j phi_j / sum_c d_j."""
+    X = small_docs(4, n=20)
+    F = features(X, kernel)
+    d = F @ F.sum(axis=0)
+    phi = F / d[:, None]
+    start = np.array([0, 7, 13])
+    C = phi[start]
+    labels = None
+    for _ in range(50):
+        new = ((phi[:, None, :] - C[None]) ** 2).sum(axis=2).argmin(axis=1)
+        if labels is not None and np.array_equal(new, labels):
+            break
+        labels = new
+        C = np.array([(d[labels == c, None] * phi[labels == c]).sum(axis=0)
+                      / d[labels == c].sum() for c in range(3)])
+    obj = sum(d[i] * np.sum((phi[i] - C[labels[i]]) ** 2) for i in range(len(X)))
+    ours, ours_obj = _lloyd_weighted(NCutAffinity(kernel_operator(X, kernel)), start, 50)
+    np.testing.assert_array_equal(ours, labels)
+    assert ours_obj == pytest.approx(obj, rel=1e-9)
+
+
+@pytest.mark.parametrize("form", ["ncut", "ncut_hollow"])
+def test_ncut_objective_never_increases(form):
+    X, _ = three_topics(5, n_terms=40, per_class=30, noise=0.6)
+    op = NCutAffinity(kernel_operator(X), self_loops=form == "ncut")
+    for seed in range(5):
+        history = []
+        start = np.random.default_rng(seed).choice(X.shape[0], 3, replace=False)
+        _lloyd_weighted(op, start, 100, history)
+        assert len(history) > 1 and np.all(np.diff(history) <= 1e-12 * np.abs(history[:-1]))
+
+
+def test_ncut_replicates_reach_the_brute_force_minimum():
+    """On 10 documents of two topics, the best of 20 starts has the smallest normalized cut of
+    all 511 two-way partitions."""
+    X, y = two_topics(10)
+    A = X @ X.T
+    d = A.sum(axis=1)
+    best = min(
+        (sum(A[np.ix_(lab == c, lab != c)].sum() / d[lab == c].sum() for c in (0, 1)), tuple(lab))
+        for bits in range(1, 2**9)
+        for lab in [np.array([0] + [(bits >> i) & 1 for i in range(9)])])
+    labels = KMeans(2, ncw=True, form="ncut", n_replicates=20, random_state=0).fit(X).labels_
+    assert accuracy(np.array(best[1]), labels) == 1.0
+
+
+def two_topics(n, seed=0):
+    """n dense 'documents' (unit rows), two topics on disjoint halves of 20 terms plus a few
+    shared common words, and their labels."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = 0.05 * rng.random((n, 24))
+    for i, c in enumerate(y):
+        X[i, 12 * c: 12 * c + 10] += rng.random(10) * (rng.random(10) < 0.6)
+    return X / np.linalg.norm(X, axis=1, keepdims=True), y
+
+
+@pytest.mark.parametrize("form", ["ncut", "ncut_hollow"])
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+def test_km_ncw_separates_two_document_classes(form, kernel):
+    """The LCCF paper's premise for KM-NCW: two well-separated classes of unequal size (25
+    against 75) have the smallest normalized cut and come out exactly from the best of 10
+    starts; without self-loops from every single start. (With self-loops and the polynomial
+    kernel, 2 of 10 single starts stop in a local minimum of larger cut.)"""
+    X, y = two_topics(150)
+    keep = np.r_[np.flatnonzero(y == 0)[:25], np.flatnonzero(y == 1)]
+    X, y = X[keep], y[keep]
+    op = NCutAffinity(kernel_operator(X, kernel), self_loops=form == "ncut")
+    truth = op.d @ op.distances(np.eye(2)[y])[np.arange(len(y)), y]
+    best = KMeans(2, ncw=True, form=form, kernel=kernel, n_replicates=10, random_state=0).fit(X)
+    assert accuracy(y, best.labels_) == 1.0 and best.inertia_ == pytest.approx(truth)
+    singles = [KMeans(2, ncw=True, form=form, kernel=kernel, random_state=s).fit(X)
+               for s in range(10)]
+    assert all(km.inertia_ >= truth - 1e-12 * abs(truth) for km in singles)
+    if form == "ncut_hollow":
+        assert all(accuracy(y, km.labels_) == 1.0 for km in singles)

@@ -152,3 +152,12 @@ def test_committed_documents_link_to_existing_files(doc):
             continue
         assert not re.search(r"\s", target), f"{doc}: link address wrapped: {target!r}"
         assert (path.parent / target.split("#")[0]).exists(), f"{doc}: no file {target}"
+
+
+def test_readings_landscapes_are_not_counted_as_the_figures_sweeps(tmp_path):
+    from docfact.report.fidelity import sweep_folders
+
+    for folder in ("table", "table/sweep/lam=1", "pspt_readings/tdt2/scale=sums/diagonal=keep"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "manifest.json").write_text("{}")
+    assert sweep_folders(tmp_path) == [tmp_path / "table/sweep/lam=1"]

@@ -9,6 +9,15 @@ are scikit-learn's; with another kernel (the LCCF paper's kernelized KM rows) th
 The RCF paper clusters with k-means "using cosine distance" (MATLAB's kmeans): each centre is
 the mean of its points scaled to unit length and points join the centre of largest cosine;
 scikit-learn has no such distance, so those iterations are written here.
+
+KM-NCW (LCCF Section 4.3): k-means with normalized-cut weighting. form="scaled" runs plain
+k-means on the weighted samples D^-1/2 x_i (K <- D^-1/2 K D^-1/2). form="ncut" is the
+weighted kernel k-means of Dhillon, Guan, Kulis (2004), whose objective is the normalized cut:
+weights w_i = d_i (d = A 1, A the affinity), kernel D^-1 A D^-1, centres weighted by d:
+    dist(i, c) = A_ii / d_i^2 - 2 A(i, c) / (d_i s_c) + A(c, c) / s_c^2,
+A(i, c) = sum_{j in c} A_ij, A(c, c) = sum_{j, l in c} A_jl, s_c = sum_{j in c} d_j, and
+    sum_i d_i dist(i, c_i) = sum_i A_ii / d_i - K + NCut.
+form="ncut_hollow" is that with A_ii = 0 (no self-loops, before d is formed).
 """
 
 import numpy as np
@@ -19,7 +28,9 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from docfact.algorithms._validation import check_int, check_option
-from docfact.algorithms.kernels import affinity, check_kernel_params
+from docfact.algorithms.kernels import affinity, check_kernel_params, kernel_operator
+
+FORMS = ("scaled", "ncut", "ncut_hollow")  # of the NC weighting
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -35,16 +46,19 @@ class KMeans(ClusterMixin, BaseEstimator):
     degree : int, of the polynomial kernel.
     metric : "euclidean" (squared distances, litekmeans) or "cosine" (1 - cosine, MATLAB's
         kmeans 'Distance','cosine'; linear kernel only).
-    ncw : bool, normalized-cut weighting (KM-NCW): the rows of X scaled by d^-1/2, d = X X^T 1,
-        or K <- D^-1/2 K D^-1/2 for a kernel.
+    ncw : bool, normalized-cut weighting (KM-NCW), in the form `form`.
+    form : "scaled" (k-means on the rows of X scaled by d^-1/2, d = X X^T 1, or on
+        K <- D^-1/2 K D^-1/2), "ncut" (weighted kernel k-means: the normalized cut of the
+        affinity A = X X^T or the kernel) or "ncut_hollow" (the same with A_ii = 0).
     random_state : int, RandomState or None.
 
     Attributes: labels_ (n_samples,), inertia_ (sum of unsquared distances of the kept replicate;
-    of 1 - cosine with metric="cosine").
+    of 1 - cosine with metric="cosine"; the weighted objective sum_i d_i dist(i, c_i) with
+    the ncut forms).
     """
 
     def __init__(self, n_clusters, *, n_replicates=1, max_iter=100, kernel="linear", degree=2,
-                 metric="euclidean", ncw=False, random_state=None):
+                 metric="euclidean", ncw=False, form="scaled", random_state=None):
         self.n_clusters = n_clusters
         self.n_replicates = n_replicates
         self.max_iter = max_iter
@@ -52,6 +66,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.degree = degree
         self.metric = metric
         self.ncw = ncw
+        self.form = form
         self.random_state = random_state
 
     def _validate_params(self):
@@ -62,6 +77,9 @@ class KMeans(ClusterMixin, BaseEstimator):
         check_option("metric", self.metric, ("euclidean", "cosine"))
         if self.metric == "cosine" and self.kernel != "linear":
             raise ValueError("metric='cosine' needs kernel='linear'")
+        check_option("form", self.form, FORMS)
+        if self.form != "scaled" and not (self.ncw and self.metric == "euclidean"):
+            raise ValueError(f"form={self.form!r} needs ncw=True and the euclidean metric")
 
     def fit(self, X, y=None):
         self._validate_params()
@@ -69,13 +87,17 @@ class KMeans(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}")
-        K, _ = affinity(X, self.kernel, self.degree, self.ncw)
-        if self.metric == "cosine":
-            X, lloyd = normalize(K.X), _lloyd_cosine
-        elif self.kernel == "linear":  # Lloyd in the input space, on the (weighted) samples
-            X, lloyd = K.X, _lloyd_input_space
+        if self.form != "scaled":
+            X, lloyd = NCutAffinity(kernel_operator(X, self.kernel, self.degree),
+                                    self_loops=self.form == "ncut"), _lloyd_weighted
         else:
-            X, lloyd = K.K, _lloyd_kernel
+            K, _ = affinity(X, self.kernel, self.degree, self.ncw)
+            if self.metric == "cosine":
+                X, lloyd = normalize(K.X), _lloyd_cosine
+            elif self.kernel == "linear":  # Lloyd in the input space, on the (weighted) samples
+                X, lloyd = K.X, _lloyd_input_space
+            else:
+                X, lloyd = K.K, _lloyd_kernel
         rng = check_random_state(self.random_state)
         best = None
         for _ in range(self.n_replicates):
@@ -125,6 +147,60 @@ def _lloyd_kernel(K, start, max_iter):
         labels = new
     d = np.sqrt(np.maximum(dist[np.arange(n), labels], 0.0))
     return labels, float(d.sum())
+
+
+class NCutAffinity:
+    """The affinity A (n, n) of weighted kernel k-means for the normalized cut: a kernel
+    operator, with A_ii = 0 when not `self_loops`; its degrees d = A 1 are the weights."""
+
+    def __init__(self, K, self_loops: bool = True):
+        self.K, self.n = K, K.n
+        self.a = K.diag() if self_loops else np.zeros(K.n)
+        self.d = K.row_sums() - (0.0 if self_loops else K.diag())
+        if (self.d <= 0).any():
+            raise ValueError("NC weighting needs every sample to have a positive affinity sum")
+        self.drop = None if self_loops else K.diag()
+
+    def dot(self, E: np.ndarray) -> np.ndarray:
+        """A E, E (n, K)."""
+        AE = self.K.dot(E)
+        return AE if self.drop is None else AE - self.drop[:, None] * E
+
+    def distances(self, E: np.ndarray) -> np.ndarray:
+        """dist(i, c) (n, K) to the d-weighted centres of the clusters E (n, K) indicates."""
+        s = self.d @ E
+        AE = self.dot(E)
+        return ((self.a / self.d**2)[:, None] - 2 * AE / (self.d[:, None] * s)
+                + np.sum(E * AE, axis=0) / s**2)
+
+
+def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
+    """Weighted kernel k-means (Dhillon, Guan, Kulis 2004) from the points `start`: each point
+    to its nearest d-weighted centre, then the centres recomputed. An emptied cluster is
+    re-seeded with the point farthest from its centre. Returns (labels, sum_i d_i dist(i, c_i));
+    appends that objective after each assignment to `history` if given."""
+    n, k = A.n, len(start)
+    E = np.zeros((n, k))
+    E[start, np.arange(k)] = 1.0
+    dist = A.distances(E)
+    labels = dist.argmin(axis=1)
+    for _ in range(max_iter):
+        E = np.zeros((n, k))
+        E[np.arange(n), labels] = 1.0
+        empty = np.flatnonzero(E.sum(axis=0) == 0)
+        if len(empty):
+            far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
+            E[far] = 0.0
+            E[far, empty] = 1.0
+            labels = E.argmax(axis=1)
+        dist = A.distances(E)
+        if history is not None:
+            history.append(float(A.d @ dist[np.arange(n), labels]))
+        new = dist.argmin(axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels, float(A.d @ dist[np.arange(n), labels])
 
 
 def _lloyd_cosine(X, start, max_iter):

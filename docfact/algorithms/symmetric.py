@@ -12,6 +12,12 @@ P >= 0 (N, K) and diagonal S >= 0, alpha = eta / N^2, beta = (1 - eta) / K^2,
     S_kk <- S_kk (P^T W P)_kk / (P^T P S P^T P)_kk                                    (8)
 (Eq. 6 prints beta [P^T P]_ik in the denominator; its auxiliary function, Eq. 7, gives
 [P P^T P]_ik, used here.) Either factor's row argmax is the cluster of a document.
+
+Readings of what the paper leaves open (settings; the defaults are the literal text):
+scale of the two terms: "literal" (alpha = eta / N^2, beta = (1 - eta) / K^2), "sums" (alpha =
+eta, beta = 1 - eta) or "relative" (alpha = eta / ||W||^2, beta = (1 - eta) / ||I_K||^2, both
+terms relative errors); W's diagonal: "keep" (unit self-similarity) or "zero"; S: "diagonal"
+(Eq. 3, Eq. 8) or "full" (S <- S * P^T W P / (P^T P S P^T P), the tri-factorization update).
 """
 
 import numpy as np
@@ -19,11 +25,37 @@ import numpy as np
 from docfact.algorithms._validation import check_float, check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS, mu_step, sq_norm
-from docfact.algorithms.kernels import LinearKernel, affinity
+from docfact.algorithms.kernels import LinearKernel, affinity, kernel_operator, ncw_scaling
+
+
+class Hollow:
+    """W - diag(W) (n, n) of a kernel operator W: the affinity without self-similarity."""
+
+    def __init__(self, W):
+        self.W, self.a, self.n = W, W.diag(), W.n
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        return self.W.dot(Y) - (self.a[:, None] * Y if Y.ndim == 2 else self.a * Y)
+
+    def diag(self) -> np.ndarray:
+        return np.zeros(self.n)
+
+    def row_sums(self) -> np.ndarray:
+        return self.W.row_sums() - self.a
+
+    def scaled(self, s: np.ndarray) -> "Hollow":
+        return Hollow(self.W.scaled(s))
+
+    def dense(self) -> np.ndarray:
+        D = self.W.dense().copy()
+        np.fill_diagonal(D, 0.0)
+        return D
 
 
 def affinity_sq_norm(W) -> float:
     """||W||_F^2 of a kernel operator (for the linear kernel from the sparse product X X^T)."""
+    if isinstance(W, Hollow):
+        return affinity_sq_norm(W.W) - float(np.sum(W.a**2))
     if isinstance(W, LinearKernel):
         return sq_norm(W.X @ W.Xt)
     return sq_norm(W.dense())
@@ -58,19 +90,32 @@ class HHtRule:
         """Nothing: W fixes the scale of H."""
 
 
+SCALES = ("literal", "sums", "relative")
+
+
 class PSPtRule:
-    """Update rule of NMF-PSPt on the affinity operator W. A start is (P, s), s (1, K) the
-    diagonal of S."""
+    """Update rule of NMF-PSPt on the affinity operator W. A start is (P, s): s (1, K) the
+    diagonal of S, or S itself (K, K) with s_form="full"."""
 
     loop_normalize = None
 
-    def __init__(self, W, n_components: int, eta: float):
-        self.W, self.k = W, n_components
-        self.alpha, self.beta = eta / W.n**2, (1 - eta) / n_components**2
+    def __init__(self, W, n_components: int, eta: float, scale: str = "literal",
+                 s_form: str = "diagonal"):
+        self.W, self.k, self.s_form = W, n_components, s_form
         self.sq_norm_W = affinity_sq_norm(W)
+        if scale == "literal":
+            self.alpha, self.beta = eta / W.n**2, (1 - eta) / n_components**2
+        elif scale == "sums":
+            self.alpha, self.beta = eta, 1 - eta
+        else:
+            self.alpha, self.beta = eta / self.sq_norm_W, (1 - eta) / n_components
 
     def init(self, rng):
-        return rng.random((self.W.n, self.k)), rng.random((1, self.k))
+        P = rng.random((self.W.n, self.k))
+        if self.s_form == "full":
+            S = rng.random((self.k, self.k))
+            return P, (S + S.T) / 2
+        return P, rng.random((1, self.k))
 
     def update(self, F):
         self.update_P(*F)
@@ -80,21 +125,34 @@ class PSPtRule:
         """Eq. (6), in place."""
         a, b = self.alpha, self.beta
         WP, PtP = self.W.dot(P), P.T @ P
-        den = a * (P * s) @ (PtP * s) + b * P @ PtP
+        if self.s_form == "full":
+            den = a * P @ (s @ PtP @ s) + b * P @ PtP
+            num = a * WP @ s + b * P
+        else:
+            den = a * (P * s) @ (PtP * s) + b * P @ PtP
+            num = a * WP * s + b * P
         np.maximum(den, EPS, out=den)
-        P *= np.sqrt(np.sqrt((a * WP * s + b * P) / den))
+        P *= np.sqrt(np.sqrt(num / den))
 
     def update_S(self, P, s):
-        """Eq. (8), in place: s_k <- s_k (P^T W P)_kk / (P^T P S P^T P)_kk."""
+        """Eq. (8), in place: s_k <- s_k (P^T W P)_kk / (P^T P S P^T P)_kk; for a full S,
+        S <- S * (P^T W P) / (P^T P S P^T P)."""
         PtP = P.T @ P
+        if self.s_form == "full":
+            mu_step(s, P.T @ self.W.dot(P), PtP @ s @ PtP)
+            return
         mu_step(s, np.sum(P * self.W.dot(P), axis=0, keepdims=True), s @ (PtP * PtP))
 
     def objective(self, F):
         """Eq. (4): alpha ||W - P S P^T||^2 + beta ||P^T P - I||^2."""
         P, s = F
         PtP = P.T @ P
-        fit = self.sq_norm_W - 2 * np.sum(s * P * self.W.dot(P)) + np.sum(
-            (s.T * s) * PtP * PtP)
+        if self.s_form == "full":
+            fit = self.sq_norm_W - 2 * np.sum(s * (P.T @ self.W.dot(P))) + np.sum(
+                (PtP @ s) * (s @ PtP))
+        else:
+            fit = self.sq_norm_W - 2 * np.sum(s * P * self.W.dot(P)) + np.sum(
+                (s.T * s) * PtP * PtP)
         return float(self.alpha * fit + self.beta * np.sum((PtP - np.eye(self.k)) ** 2))
 
     def normalize(self, F):
@@ -107,27 +165,34 @@ class _AffinityFactorization(MultiplicativeFactorization):
     kernel : "linear" (W = X X^T, the cosine similarity of unit-length documents) or
         "precomputed" (X is W, (n, n)).
     ncw : bool, factorize the NC-weighted affinity D^-1/2 W D^-1/2 (the NC-... rows).
+    diagonal : "keep" (W_ii as given: 1 for unit documents) or "zero" (W_ii = 0, before D).
     See `MultiplicativeFactorization` for the engine's parameters.
     """
 
-    def __init__(self, n_components, *, kernel="linear", ncw=False, n_restarts=10, min_iter=30,
-                 max_iter=100, tol=1e-5, random_state=None):
+    def __init__(self, n_components, *, kernel="linear", ncw=False, diagonal="keep",
+                 n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
                          max_iter=max_iter, tol=tol, random_state=random_state)
         self.kernel = kernel
         self.ncw = ncw
+        self.diagonal = diagonal
 
     def _validate_params(self):
         super()._validate_params()
         check_option("kernel", self.kernel, ("linear", "precomputed"))
         check_option("ncw", self.ncw, (False, True))
+        check_option("diagonal", self.diagonal, ("keep", "zero"))
 
     def fit_transform(self, X, y=None, track_objective=False):
         """Factorize the affinity of X (n_samples, n_features), or X itself (n, n) with
         kernel="precomputed"; return the document factor (n_samples, n_components)."""
         X = check_data(X)
         self._check_n_samples(X.shape[0])
-        W, _ = affinity(X, self.kernel, ncw=self.ncw)
+        if self.diagonal == "keep":
+            W, _ = affinity(X, self.kernel, ncw=self.ncw)
+        else:
+            W = Hollow(kernel_operator(X, self.kernel))
+            W = W.scaled(ncw_scaling(W)) if self.ncw else W
         return self._minimize(self._rule(W), track_objective).factors[0]
 
 
@@ -147,20 +212,27 @@ class PSPt(_AffinityFactorization):
 
     eta : float in (0, 1], the weight of the fit against the orthogonality term (0.8 in the
         paper). AA-PSPt with the default affinity, NC-PSPt with ncw=True.
+    scale : "literal", "sums" or "relative": alpha and beta (module docstring).
+    s_form : "diagonal" (Eq. 3) or "full" S.
     """
 
-    def __init__(self, n_components, *, eta=0.8, kernel="linear", ncw=False, n_restarts=10,
-                 min_iter=30, max_iter=100, tol=1e-5, random_state=None):
-        super().__init__(n_components, kernel=kernel, ncw=ncw, n_restarts=n_restarts,
-                         min_iter=min_iter, max_iter=max_iter, tol=tol,
+    def __init__(self, n_components, *, eta=0.8, scale="literal", s_form="diagonal",
+                 kernel="linear", ncw=False, diagonal="keep", n_restarts=10, min_iter=30,
+                 max_iter=100, tol=1e-5, random_state=None):
+        super().__init__(n_components, kernel=kernel, ncw=ncw, diagonal=diagonal,
+                         n_restarts=n_restarts, min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state)
         self.eta = eta
+        self.scale = scale
+        self.s_form = s_form
 
     def _validate_params(self):
         super()._validate_params()
         check_float("eta", self.eta)
         if not 0 < self.eta <= 1:
             raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
+        check_option("scale", self.scale, SCALES)
+        check_option("s_form", self.s_form, ("diagonal", "full"))
 
     def _rule(self, W):
-        return PSPtRule(W, self.n_components, self.eta)
+        return PSPtRule(W, self.n_components, self.eta, self.scale, self.s_form)

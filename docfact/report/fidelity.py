@@ -219,8 +219,11 @@ def total_time(folders) -> str:
 def sweep_folders(results: Path) -> list:
     """The record folders of the figures' sweeps: one per swept value, below a table's folder
     (results/TABLE/sweep/lam=1, results/TABLE/sweep/labelled=0.02/links=must with --by, or a
-    sweep's own --out)."""
-    return sorted(p.parent for p in Path(results).glob("*/*/**/manifest.json"))
+    sweep's own --out). Folders below a name that is not a table's (readings landscapes such
+    as results/pspt_readings/) are not the figures' and do not count."""
+    results = Path(results)
+    return sorted(p.parent for p in results.glob("*/*/**/manifest.json")
+                  if (results / p.relative_to(results).parts[0] / "manifest.json").exists())
 
 
 def _table_name(config) -> str:
