@@ -21,16 +21,16 @@ def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=0,10",
                                     "--baselines", "NMF", "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 0, res.output
-    sweep = pd.read_csv(out / "sweep-gnmf-lam.csv")
+    sweep = pd.read_csv(out / "sweep-gnmf-lambda.csv")
     assert list(sweep["method"]) == ["GNMF", "GNMF", "NMF"]
     assert list(sweep["value"][:2]) == [0, 10] and np.isnan(sweep["value"][2])
     ac = pd.read_csv(table / "ac.csv").set_index("k")
     assert sweep["ac"][2] == pytest.approx(ac.loc["avg", "NMF mean"], abs=1e-6)
-    swept = pd.read_csv(out / "lam=10/runs.csv")
+    swept = pd.read_csv(out / "lambda=10/runs.csv")
     base = pd.read_csv(table / "runs.csv")
     base = base[base.method == "GNMF"].reset_index(drop=True)
     pd.testing.assert_frame_equal(swept[base.columns], base, check_dtype=False)
-    assert (out / "sweep-gnmf-lam.png").exists()
+    assert (out / "sweep-gnmf-lambda.png").exists()
 
 
 def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
@@ -94,7 +94,7 @@ def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path
 
 def test_bad_sweep_parameter_is_one_line(tmp_path):
     cfg = small_config(tmp_path)
-    for param, message in [("gnmf.lambda=-1", "lam must be"), ("nope.p=3", "no method"),
+    for param, message in [("gnmf.lambda=-1", "lambda must be"), ("nope.p=3", "no method"),
                            ("gnmf.p=a", "p must be an integer >= 1, got 'a'"),
                            ("gnmf.weight=heat", "weight must be one of"),
                            ("lambda", "METHOD.PARAM")]:
@@ -131,4 +131,4 @@ def test_lcf_anchors_sit_in_the_gaussians_and_nmf_bases_do_not(tmp_path):
     assert (nmf["distance"] > 2).all()
     assert (out / "anchors.png").exists() and (out / "anchors.svg").exists()
     res = CliRunner().invoke(main, ["plot", "anchors", "--lam", "-1", "--out", str(out)])
-    assert res.exit_code == 2 and "--lam must be >= 0" in res.output
+    assert res.exit_code == 2 and "--lambda must be >= 0" in res.output
