@@ -373,10 +373,10 @@ def _view(value, where):
     if not isinstance(value, (str, dict)):
         raise ConfigError(f"{where}: must be a view name, a data path or a mapping")
     try:
-        resolve_view(value)
+        view = resolve_view(value)
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
-    return value
+    return view.get("name", value) if isinstance(value, str) else value  # 'GNMF_TDT2' too
 
 
 def _view_classes(view):

@@ -40,6 +40,8 @@ def list_():
             ]
         )
     click.echo(tabulate(rows, headers=["name", "file", "cached", "size", "documents", "classes"]))
+    for line in _empty_documents():
+        click.echo(line)
 
 
 @datasets.command("views")
@@ -63,6 +65,8 @@ def views_():
             ]
         )
     click.echo(tabulate(rows, headers=["view", "dataset", "classes", "documents", "paper"]))
+    for line in _empty_documents():
+        click.echo(line)
 
 
 @datasets.command("fetch")
@@ -106,11 +110,12 @@ def info(name, view_name):
     from tabulate import tabulate
 
     from docfact.datasets.loaders import load
-    from docfact.datasets.registry import names, registry
+    from docfact.datasets.registry import canonical, names, registry
     from docfact.datasets.stats import statistics
     from docfact.datasets.user import is_path
     from docfact.datasets.views import apply_view, resolve_view, view_names
 
+    name = canonical(name, [*registry(), *view_names()])  # names in any case: 'TDT2'
     if name in registry() or (name not in view_names() and is_path(name)):
         view = resolve_view(view_name) if view_name else None
         if view and view["dataset"] != name:
@@ -127,6 +132,7 @@ def info(name, view_name):
 
     dataset = view["dataset"] if view else name
     corpus = load(dataset)
+    empty = int((corpus.X.getnnz(axis=1) == 0).sum())
     if view:
         corpus = apply_view(corpus, view)
     title = f"{dataset}, view {view['name']}" if view else dataset
@@ -136,12 +142,40 @@ def info(name, view_name):
     if corpus.label_names is not None:
         given = corpus.label_names
         click.echo("labels: " + ", ".join(f"{i} = {given[i - 1]}" for i in np.unique(corpus.y)))
+    if view and view.get("drop_empty") and empty:
+        click.echo(f"dropped first: {empty} document(s) of {dataset} with no term left after "
+                   "tokenising (drop_empty)")
     if view and "paper" in view:
         paper = view["paper"]
         click.echo(
             f"paper: {paper['classes']} classes, {paper['documents']} documents "
             f"({view.get('note', 'see views.yaml')})"
         )
+
+
+def _empty_documents() -> list:
+    """Why a data set and its views count different documents when the views drop the
+    documents left without a term (drop_empty): one line per data set, from the registry's
+    counts and those of its views that select nothing else (no file is read)."""
+    from docfact.datasets.registry import entry
+    from docfact.datasets.views import resolve_view, view_names
+
+    dropping = {}
+    for name in view_names():
+        view = resolve_view(name)
+        if view.get("drop_empty"):
+            dropping.setdefault(view["dataset"], []).append(view)
+    lines = []
+    for dataset, views in dropping.items():
+        total = entry(dataset).fingerprint.documents
+        plain = [v for v in views if set(v) <= {"name", "dataset", "drop_empty", "expect",
+                                                 "source", "note", "paper"}]
+        dropped = f"{total - plain[0]['expect']['documents']}" if plain else "some"
+        kept = f": {plain[0]['expect']['documents']} in {plain[0]['name']}" if plain else ""
+        lines.append(f"{dataset}: {total} documents, {dropped} of them with no term left after "
+                     f"tokenising, which the views {', '.join(v['name'] for v in views)} drop "
+                     f"(drop_empty){kept}")
+    return lines
 
 
 def _format(value) -> str:
