@@ -14,8 +14,10 @@ install:
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 
+# A quick table (3 runs at three k, into quick/), printed beside the paper; the full protocol:
+# .venv/bin/docfact run $(CONFIG) --out DIR
 run:
-	$(BIN)/docfact run $(CONFIG) --jobs $(JOBS)
+	$(BIN)/docfact run $(CONFIG) --quick --jobs $(JOBS)
 
 test:
 	$(BIN)/python -m pytest -q
@@ -78,4 +80,4 @@ endef
 
 bench:
 	$(BIN)/python bench/bench.py --repeat 5 --out bench/RESULTS.md
-	$(BIN)/python bench/scaling.py --out bench/SCALING.md --readme README.md
+	$(BIN)/python bench/scaling.py --out bench/SCALING.md

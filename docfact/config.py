@@ -10,7 +10,7 @@ A config is one table of a paper:
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
     numerics: {precision: float32, products: auto}   # how factorizations compute (Method)
     methods:
-      GNMF: {algorithm: gnmf, lam: 10, p: 5}   # display name -> algorithm + parameters
+      GNMF: {algorithm: gnmf, lambda: 10, p: 5}   # display name -> algorithm + parameters
     report: {layout: k_by_method, unit: percent}
     published: {source: ..., ac: {GNMF: {2: 99.9±0.3, ..., avg: 97.6}}, nmi: {...}}
     notes: free text shown under the tables
@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,8 +30,8 @@ import jsonschema
 import yaml
 
 from docfact.datasets.preprocess import SCHEMES
-from docfact.errors import ConfigError
-from docfact.experiment.methods import Method
+from docfact.errors import ConfigError, ConfigNote
+from docfact.experiment.methods import PAPER_NAMES, Method, keyword, paper_name
 
 METRICS = ("ac", "nmi")
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
@@ -182,8 +183,7 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     default_numerics = raw.get("numerics", {})
     methods = []
     for mname, spec in raw["methods"].items():
-        params = {key: v for key, v in spec.items()
-                  if key not in ("algorithm", "labels", "numerics")}
+        params = method_params(spec, f"{where}: methods.{mname}")
         labels = _labels(spec["labels"]) if "labels" in spec else default_labels
         m = Method(str(mname), spec["algorithm"], params, labels)
         m.validate(f"{where}: methods.{mname}")
@@ -206,11 +206,32 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
                   raw.get("notes", ""), raw, raw.get("shares"))
 
 
+def method_params(spec: dict, where: str) -> dict:
+    """A method's parameters by the estimator's keywords: the papers' `lambda` (and
+    `lambda_h`) become `lam` (`lam_h`); the former config name `lam` is read too, with a note."""
+    params = {}
+    for key, value in spec.items():
+        if key in ("algorithm", "labels", "numerics"):
+            continue
+        name = keyword(str(key))
+        if name in params:
+            raise ConfigError(f"{where}: {paper_name(name)} is given twice (as {key} too)")
+        if key in PAPER_NAMES:
+            warnings.warn(f"{where}: write {PAPER_NAMES[key]} (as the papers) rather than {key}; "
+                          f"{key} is read the same way", ConfigNote, stacklevel=2)
+        params[name] = value
+    return params
+
+
 def _check_schema(raw, where: str) -> None:
     """ConfigError 'where: key.path: reason' for the most relevant departure from the schema."""
     error = jsonschema.exceptions.best_match(_validator().iter_errors(raw))
-    if error is None:
-        return
+    if error is not None:
+        raise ConfigError(_schema_message(error, raw, where))
+
+
+def _schema_message(error, raw, where: str) -> str:
+    """'where: key.path: reason' for one departure from the schema."""
     path, node = [], raw
     for key in error.absolute_path:
         path.append(f"[{key}]" if isinstance(node, list) else str(key))
@@ -222,7 +243,38 @@ def _check_schema(raw, where: str) -> None:
         keys = f"{keys}.{unknown}" if keys else unknown
         allowed = ", ".join(sorted(error.schema["properties"]))
         reason = f"unknown key {unknown!r}; allowed: {allowed}"
-    raise ConfigError(f"{where}: {keys}: {reason}" if keys else f"{where}: {reason}")
+    return f"{where}: {keys}: {reason}" if keys else f"{where}: {reason}"
+
+
+def problems(path) -> list:
+    """Every problem of the config file `path`, one line each ([] for a valid config): each
+    departure from the schema, else each method's invalid parameters, else what parse_config
+    finds first."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        try:
+            load_config(path)
+        except ConfigError as e:
+            return [str(e)]
+    text, where = path.read_text(), str(path)
+    found = [_schema_message(jsonschema.exceptions.best_match([e]), raw, where)
+             for e in _validator().iter_errors(raw)]
+    if not found:
+        for mname, spec in raw["methods"].items():
+            try:
+                params = method_params(spec, f"{where}: methods.{mname}")
+                Method(str(mname), spec["algorithm"], params).validate(
+                    f"{where}: methods.{mname}")
+            except ConfigError as e:
+                found.append(str(e))
+    if not found:
+        try:
+            parse_config(raw, where, default_name=path.stem)
+        except ConfigError as e:
+            found.append(str(e))
+    return list(dict.fromkeys(_with_line(message, where, text) for message in found))
 
 
 def _reason(error) -> str:
@@ -324,10 +376,10 @@ def _view(value, where):
     if not isinstance(value, (str, dict)):
         raise ConfigError(f"{where}: must be a view name, a data path or a mapping")
     try:
-        resolve_view(value)
+        view = resolve_view(value)
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
-    return value
+    return view.get("name", value) if isinstance(value, str) else value  # 'GNMF_TDT2' too
 
 
 def _view_classes(view):

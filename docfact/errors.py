@@ -17,3 +17,8 @@ class DataError(DocfactError):
     """A data set that cannot be obtained, verified or read."""
 
     exit_code = 1
+
+
+class ConfigNote(UserWarning):
+    """Something a config or option says that still works but should be written otherwise
+    (a former name): shown as one line."""

@@ -45,3 +45,41 @@ def test_the_good_config_validates(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(GOOD)
     assert run_cli("validate", path).exit_code == 0
+
+
+def test_validate_lists_every_problem_at_once(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD.replace("weighting: tfidf", "weighting: idf").replace("runs: 1", "runs: 0")
+                    .replace("  view: gnmf_tdt2\n", "  view: gnmf_tdt2\n  colour: red\n"))
+    res = run_cli("validate", path)
+    assert res.exit_code == 2
+    lines = res.output.splitlines()
+    assert len(lines) == 3
+    assert all(line.startswith(f"docfact: error: {path}, line ") for line in lines)
+    for expected in ("(data.weighting): must be one of", "(data.colour): unknown key 'colour'",
+                     "(protocol.runs): must be >= 1"):
+        assert sum(expected in line for line in lines) == 1
+    bad_methods = GOOD.replace("KM: {algorithm: kmeans}\n", "A: {algorithm: gnmf, lambda: -1}\n"
+                               "  B: {algorithm: nmf, colour: 3}\n")
+    path.write_text(bad_methods)
+    lines = run_cli("validate", path).output.splitlines()
+    assert len(lines) == 2
+    assert "(methods.A): lambda must be" in lines[0]
+    assert "(methods.B): unknown parameter(s) colour" in lines[1]
+
+
+def test_lambda_is_the_config_name_and_lam_is_read_with_a_note(tmp_path):
+    from docfact.config import load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD.replace("{algorithm: kmeans}", "{algorithm: gnmf, lambda: 10}"))
+    new = load_config(path)
+    assert new.methods[0].params == {"lam": 10}  # the estimator's keyword
+    path.write_text(GOOD.replace("{algorithm: kmeans}", "{algorithm: gnmf, lam: 10}"))
+    with pytest.warns(UserWarning, match="write lambda .as the papers. rather than lam"):
+        old = load_config(path)
+    assert old.protocol_hash() == new.protocol_hash()  # folders of either resume alike
+    res = run_cli("validate", path)
+    assert res.exit_code == 0 and "docfact: note: " in res.output
+    path.write_text(GOOD.replace("{algorithm: kmeans}", "{algorithm: gnmf, lam: 1, lambda: 2}"))
+    assert "lambda is given twice" in run_cli("validate", path).output

@@ -46,8 +46,13 @@ def test_list_shows_every_dataset_and_whether_it_is_cached(empty_cache):
     assert _run("fetch", "yale").exit_code == 0
     result = _run("list")
     assert result.exit_code == 0
-    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[2:]}
+    lines = result.stdout.splitlines()
+    rows = {line.split()[0]: line.split() for line in lines[2:2 + len(names())]}
     assert list(rows) == names()
+    assert lines[2 + len(names()):] == [  # why 20newsgroups and its views count differently
+        "20newsgroups: 18846 documents, 1 of them with no term left after tokenising, which "
+        "the views rcf_20newsgroups, 20newsgroups_all drop (drop_empty): 18845 in "
+        "20newsgroups_all"]
     assert rows["yale"][2:] == ["yes", "0.2", "MB", "165", "15"]
     assert rows["tdt2_all"][2:] == ["no", "-", "10212", "96"]
 

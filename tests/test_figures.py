@@ -21,16 +21,16 @@ def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=0,10",
                                     "--baselines", "NMF", "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 0, res.output
-    sweep = pd.read_csv(out / "sweep-gnmf-lam.csv")
+    sweep = pd.read_csv(out / "sweep-gnmf-lambda.csv")
     assert list(sweep["method"]) == ["GNMF", "GNMF", "NMF"]
     assert list(sweep["value"][:2]) == [0, 10] and np.isnan(sweep["value"][2])
     ac = pd.read_csv(table / "ac.csv").set_index("k")
     assert sweep["ac"][2] == pytest.approx(ac.loc["avg", "NMF mean"], abs=1e-6)
-    swept = pd.read_csv(out / "lam=10/runs.csv")
+    swept = pd.read_csv(out / "lambda=10/runs.csv")
     base = pd.read_csv(table / "runs.csv")
     base = base[base.method == "GNMF"].reset_index(drop=True)
     pd.testing.assert_frame_equal(swept[base.columns], base, check_dtype=False)
-    assert (out / "sweep-gnmf-lam.png").exists()
+    assert (out / "sweep-gnmf-lambda.png").exists()
 
 
 def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
@@ -94,7 +94,7 @@ def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path
 
 def test_bad_sweep_parameter_is_one_line(tmp_path):
     cfg = small_config(tmp_path)
-    for param, message in [("gnmf.lambda=-1", "lam must be"), ("nope.p=3", "no method"),
+    for param, message in [("gnmf.lambda=-1", "lambda must be"), ("nope.p=3", "no method"),
                            ("gnmf.p=a", "p must be an integer >= 1, got 'a'"),
                            ("gnmf.weight=heat", "weight must be one of"),
                            ("lambda", "METHOD.PARAM")]:
@@ -131,7 +131,7 @@ def test_lcf_anchors_sit_in_the_gaussians_and_nmf_bases_do_not(tmp_path):
     assert (nmf["distance"] > 2).all()
     assert (out / "anchors.png").exists() and (out / "anchors.svg").exists()
     res = CliRunner().invoke(main, ["plot", "anchors", "--lam", "-1", "--out", str(out)])
-    assert res.exit_code == 2 and "--lam must be >= 0" in res.output
+    assert res.exit_code == 2 and "--lambda must be >= 0" in res.output
 
 
 def test_a_sweep_takes_the_rows_it_shares_with_the_table_and_earlier_sweeps(tmp_path,
@@ -149,10 +149,10 @@ def test_a_sweep_takes_the_rows_it_shares_with_the_table_and_earlier_sweeps(tmp_
         assert res.exit_code == 0, res.output
     sweep = tmp_path / "results/small/sweep"
     seconds = {f: pd.read_csv(sweep / f / "timings.csv").set_index("method")["seconds"]
-               for f in ("lam=1", "lam=10", "p=5", "p=3", "baselines")}
-    assert seconds["lam=10"]["GNMF"] == seconds["p=5"]["GNMF"] == 0
+               for f in ("lambda=1", "lambda=10", "p=5", "p=3", "baselines")}
+    assert seconds["lambda=10"]["GNMF"] == seconds["p=5"]["GNMF"] == 0
     assert seconds["baselines"]["NMF"] == 0
-    assert seconds["lam=1"]["GNMF"] > 0 and seconds["p=3"]["GNMF"] > 0
-    for folder, method in (("lam=10", "GNMF"), ("p=5", "GNMF"), ("baselines", "NMF")):
+    assert seconds["lambda=1"]["GNMF"] > 0 and seconds["p=3"]["GNMF"] > 0
+    for folder, method in (("lambda=10", "GNMF"), ("p=5", "GNMF"), ("baselines", "NMF")):
         rows = pd.read_csv(sweep / folder / "runs.csv").set_index("method")
         assert rows.loc[method, "ac"] == table.loc[method, "ac"]

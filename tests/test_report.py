@@ -1,6 +1,7 @@
 """The reproduction report and plots, rebuilt from result files alone."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -57,14 +58,18 @@ def test_report_files_and_readme_table(results, tmp_path):
     assert "| GNMF    |" in md and "95% CI" in md
     assert "Not run yet (no results): `gnmf_later` (GNMF, Table 2)." in md
     table = {cells[2]: cells for cells in ([c.strip() for c in line.split("|")[1:-1]] for line
-                                           in readme.read_text().splitlines() if line[:2] == "| ")}
+                                           in md.split("## Tables")[1].splitlines()
+                                           if line[:2] == "| ")}
     assert table["`docfact run configs/gnmf_later.yaml`"][3:5] == ["not run", "0 / 4"]
     csv = pd.read_csv(results / "REPRODUCTION.csv")
     assert set(csv["verdict"]) <= {"within CI", "within 0.02", "outside", "no published value"}
     text = readme.read_text()
-    assert "old" not in text and "docfact run configs/gnmf_small.yaml" in text
     hours = wall_seconds(results / "gnmf_small", json.loads(
         (results / "gnmf_small/manifest.json").read_text()))[0] / 3600
+    link = os.path.relpath(results / "REPRODUCTION.md", tmp_path)
+    assert "old" not in text and (f"1 table of 1 paper, 6 of 10 runs recorded ({hours:.1f} h "
+                                  f"of wall time with the figures' sweeps): [the table of "
+                                  f"tables]({link}#tables)") in text
     assert table["`make reproduce`"] == ["all", "", "`make reproduce`",
                                          f"{hours:.1f} h (the runs so far)", "6 / 10", ""]
     assert (f"Wall time of the runs so far: {hours:.1f} h over the tables and 0.0 h over the "
@@ -75,7 +80,7 @@ def test_report_files_and_readme_table(results, tmp_path):
     assert "[`k.png`](gnmf_small/k.png)" in md and "convergence.png" not in md
     for sub in ("sweep", "constraints"):  # a sweep's default folder, and one given by --out
         (results / "gnmf_small" / sub).mkdir()
-        (results / "gnmf_small" / sub / "sweep-GNMF-lam.png").write_bytes(png.read_bytes())
+        (results / "gnmf_small" / sub / "sweep-GNMF-lambda.png").write_bytes(png.read_bytes())
     CliRunner().invoke(main, ["report", "--results", str(results), "--readme", str(readme),
                                     "--configs", str(configs)])
     md = (results / "REPRODUCTION.md").read_text()
@@ -91,10 +96,12 @@ def test_report_files_and_readme_table(results, tmp_path):
     md = (results / "REPRODUCTION.md").read_text()
     assert "2.0 h over the figures' sweeps" in md
     table = {cells[2]: cells for cells in ([c.strip() for c in line.split("|")[1:-1]] for line
-                                           in readme.read_text().splitlines() if line[:2] == "| ")}
+                                           in md.split("## Tables")[1].splitlines()
+                                           if line[:2] == "| ")}
     assert table["`make reproduce`"][3] == f"{hours + 2:.1f} h (the runs so far)"
-    assert "[`sweep/sweep-GNMF-lam.png`](gnmf_small/sweep/sweep-GNMF-lam.png)" in md
-    assert "[`constraints/sweep-GNMF-lam.png`](gnmf_small/constraints/sweep-GNMF-lam.png)" in md
+    assert "[`sweep/sweep-GNMF-lambda.png`](gnmf_small/sweep/sweep-GNMF-lambda.png)" in md
+    assert ("[`constraints/sweep-GNMF-lambda.png`](gnmf_small/constraints/sweep-GNMF-lambda.png)"
+            in md)
     before = (results / "gnmf_small/k.svg").read_bytes()
     CliRunner().invoke(main, ["plot", "k", str(results / "gnmf_small")])
     assert (results / "gnmf_small/k.svg").read_bytes() == before  # no dates: same bytes
@@ -139,7 +146,8 @@ def test_runtime_is_the_recorded_wall_time_or_its_lower_bound(tmp_path):
     assert runtime(tmp_path, {**manifest, "jobs": -1, "cores": 4}) == "2 min"
 
 
-@pytest.mark.parametrize("doc", ["README.md", "results/REPRODUCTION.md"])
+@pytest.mark.parametrize("doc", ["README.md", "results/REPRODUCTION.md", "results/FINDINGS.md",
+                                 "bench/README.md", "docs/reference.md"])
 def test_committed_documents_link_to_existing_files(doc):
     """Every relative link of the committed README and report names a file in the repository,
     in one piece (a link wrapped inside its address does not render)."""
@@ -161,3 +169,16 @@ def test_readings_landscapes_are_not_counted_as_the_figures_sweeps(tmp_path):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "manifest.json").write_text("{}")
     assert sweep_folders(tmp_path) == [tmp_path / "table/sweep/lam=1"]
+
+
+def test_readme_is_a_first_page_whose_commands_ci_runs():
+    """At most 10,000 characters; its two commands are make targets, and CI runs its test one."""
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    assert len(text) <= 10_000
+    commands = re.search(r"```sh\n(.*?)```", text, re.S)[1]
+    assert [line.split("#")[0].split() for line in commands.splitlines()] == [
+        ["make", "install", "run"], ["make", "test"]]
+    assert "\nmake test\n" in (root / ".ci/run").read_text()
+    targets = re.findall(r"^(\w+):", (root / "Makefile").read_text(), re.M)
+    assert {"install", "run", "test"} <= set(targets)

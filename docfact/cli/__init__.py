@@ -5,20 +5,21 @@ import warnings
 
 import click
 
+from docfact.cli.options import data_options
 from docfact.digits import DigitsWarning
-from docfact.errors import DocfactError
+from docfact.errors import ConfigNote, DocfactError
 
 _python_showwarning = warnings.showwarning
 
 
-def _one_line(message: str) -> str:
+def one_line(message: str) -> str:
     """Line breaks in user-supplied names shown escaped, so the error stays one line."""
     return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _show(message, category, filename, lineno, file=None, line=None):
     """docfact's own notes as one line on stderr; other warnings as Python shows them."""
-    if issubclass(category, DigitsWarning):
+    if issubclass(category, (DigitsWarning, ConfigNote)):
         click.echo(f"docfact: note: {message}", err=True)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
@@ -32,11 +33,11 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except DocfactError as e:
-            click.echo(f"docfact: error: {_one_line(str(e))}", err=True)
+            click.echo(f"docfact: error: {one_line(str(e))}", err=True)
             sys.exit(e.exit_code)
         except OSError as e:  # a file or folder the user named cannot be read or written
             where = f": {e.filename}" if e.filename else ""
-            click.echo(f"docfact: error: {_one_line(f'{e.strerror or e}{where}')}", err=True)
+            click.echo(f"docfact: error: {one_line(f'{e.strerror or e}{where}')}", err=True)
             sys.exit(1)
         except KeyboardInterrupt:
             click.echo("docfact: interrupted; finished runs are kept, rerun to resume", err=True)
@@ -45,6 +46,7 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.version_option(package_name="docfact")
+@data_options
 def main():
     """Reproduce the document-clustering tables of matrix-factorization papers."""
 

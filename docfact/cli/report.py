@@ -4,17 +4,21 @@ from pathlib import Path
 
 import click
 
+from docfact.cli.options import data_options
 
-@click.command()
+
+@click.command(short_help="Write results/REPRODUCTION.md: published vs measured.")
 @click.option("--results", "results", default="results", show_default=True,
               type=click.Path(file_okay=False), help="Folder holding the result folders.")
 @click.option("--readme", default="README.md", show_default=True, type=click.Path(dir_okay=False),
-              help="README whose table of tables is regenerated (between its markers).")
+              help="README whose summary line of the tables is regenerated (between its "
+                   "markers).")
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="Folder of configs: those without results are listed as not run yet.")
 def report(results, readme, configs):
     """Write RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table, with
-    the fidelity pictures; every figure is redrawn from its files (nothing is recomputed)."""
+    the fidelity pictures and the table of tables; every figure is redrawn from its files
+    (nothing is recomputed); the README's summary line links to the table of tables."""
     from docfact.report.fidelity import write_report
 
     text = write_report(Path(results), Path(readme), Path(configs))
@@ -27,7 +31,7 @@ def plot():
     """Figures from result folders."""
 
 
-@plot.command("k")
+@plot.command("k", short_help="AC and NMI against k for a results folder.")
 @click.argument("folder", type=click.Path(file_okay=False, exists=True))
 def plot_k_command(folder):
     """AC and NMI against k for every method of FOLDER (k.png, k.svg)."""
@@ -37,7 +41,7 @@ def plot_k_command(folder):
         click.echo(p)
 
 
-@plot.command("convergence")
+@plot.command("convergence", short_help="Objective against iteration (LCCF Fig. 3).")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--k", "k", type=int, default=10, show_default=True, help="Classes drawn.")
 @click.option("--run", "run_index", type=int, default=0, show_default=True,
@@ -46,6 +50,7 @@ def plot_k_command(folder):
 @click.option("--methods", help="Comma-separated factorizations (default: all of the config).")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>).")
+@data_options
 def plot_convergence_command(config_path, k, run_index, iterations, methods, out):
     """Objective against iteration (LCCF Fig. 3): convergence.csv, .png and .svg."""
     from docfact import atomic
@@ -66,9 +71,10 @@ def plot_convergence_command(config_path, k, run_index, iterations, methods, out
         click.echo(p)
 
 
-@plot.command("anchors")
+@plot.command("anchors", short_help="NMF's and LCF's bases on 2-D points (LCF Fig. 5).")
 @click.option("--seed", type=int, default=2011, show_default=True)
-@click.option("--lam", type=float, default=0.3, show_default=True, help="LCF's lambda.")
+@click.option("--lambda", "--lam", "lam", type=float, default=0.3, show_default=True,
+              help="LCF's lambda (--lam: its former name).")
 @click.option("--out", type=click.Path(file_okay=False), default="results/lcf_anchors",
               show_default=True, help="Folder.")
 def plot_anchors_command(seed, lam, out):
@@ -79,7 +85,7 @@ def plot_anchors_command(seed, lam, out):
     from docfact.report.plots import plot_anchors
 
     if not lam >= 0:
-        raise ConfigError(f"--lam must be >= 0, got {lam}")
+        raise ConfigError(f"--lambda must be >= 0, got {lam}")
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     atomic.write_text(folder / "anchors.csv", anchors(seed, lam).to_csv(index=False))

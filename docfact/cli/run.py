@@ -4,8 +4,11 @@ from pathlib import Path
 
 import click
 
-from docfact.config import load_config
+from docfact.cli.options import data_options
 from docfact.errors import ConfigError
+
+# The commands import what they use (numpy, scikit-learn, ...), so that `docfact --help`
+# starts at once.
 
 
 def _k_option(value):
@@ -20,8 +23,20 @@ def _k_option(value):
     return ks
 
 
-@click.command()
+QUICK_RUNS = 3  # runs per k of --quick, at three of the config's k (about 2 min on 2 cores)
+
+
+def quick_k(ks) -> list:
+    """The k values of a quick table: the config's smallest, middle and largest."""
+    ks = sorted(ks)
+    return sorted({ks[0], ks[len(ks) // 2], ks[-1]})
+
+
+@click.command(short_help="Run a paper's table (or a quick part of it).")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--quick", is_flag=True,
+              help=f"A quick table: {QUICK_RUNS} runs at the config's smallest, middle and "
+                   "largest k, into quick/<config name> (--runs, --k and --out still apply).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
 @click.option("--jobs", type=int, default=-1, show_default=True,
@@ -29,36 +44,76 @@ def _k_option(value):
 @click.option("--fresh", is_flag=True, help="Discard recorded runs and start over.")
 @click.option("--out", type=click.Path(file_okay=False), help="Results folder "
               "(default: results/<config name>).")
-@click.option("--quiet", is_flag=True, help="No progress bar and no table.")
+@click.option("--quiet", is_flag=True, help="No progress bar, no table and no figure.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Local processes, or a dask.distributed cluster (pip install 'docfact[dask]').")
 @click.option("--scheduler", help="Address of a dask scheduler (default: a local cluster of "
               "--jobs workers).")
-def run(config_path, runs, k, jobs, fresh, out, quiet, backend, scheduler):
-    """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables.
+@data_options
+def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler):
+    """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables
+    and draw AC and NMI against k (k.png).
 
-    Finished runs are kept in OUT/runs.csv; running again resumes where it stopped.
+    Finished runs are kept in OUT/runs.csv; running again resumes where it stopped, and
+    prints the runs asked (--k, --runs) from the folder.
     """
+    import time
+
+    from docfact.config import load_config
     from docfact.experiment.runner import run as run_protocol
-    from docfact.report.tables import write_tables
+    from docfact.report.plots import plot_k
+    from docfact.report.tables import k_words, write_tables
 
     if runs is not None and runs < 1:
         raise ConfigError(f"--runs: must be >= 1, got {runs}")
     if jobs == 0:
         raise ConfigError("--jobs: must be a positive number of workers or -1 for all cores")
-    config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
-    folder = Path(out) if out else Path("results") / config.name
     if scheduler and backend != "dask":
         raise ConfigError("--scheduler goes with --backend dask")
+    full = load_config(config_path)
+    ks = _k_option(k)
+    if quick:
+        ks, runs = ks or quick_k(full.k), runs or QUICK_RUNS
+    config = full.with_overrides(k=ks, runs=runs)
+    folder = Path(out) if out else Path("quick" if quick else "results") / config.name
+    started = time.time()
     run_protocol(config, folder, jobs=jobs, fresh=fresh, progress=not quiet, backend=backend,
-                 scheduler=scheduler)
-    text = write_tables(folder)
+                 scheduler=scheduler, say=lambda line: click.echo(line, err=True))
+    seconds = time.time() - started
+    text = write_tables(folder, ks=config.k, runs=config.runs)
     if not quiet:
         click.echo(text)
-    click.echo(f"results in {folder}/", err=True)
+        for path in plot_k(folder):
+            click.echo(f"figure: {path}", err=True)
+    click.echo(f"results in {folder}/ ({_duration(seconds)})", err=True)
+    if quiet:
+        return
+    if (config.k, config.runs) != (full.k, full.runs):
+        click.echo(f"This table: {config.runs} runs at k = {k_words(config.k)}. The full "
+                   f"protocol, {full.runs} runs at k = {k_words(full.k)}: docfact run "
+                   f"{config_path} --out DIR{_time_here(full.name)}", err=True)
 
 
-@click.command()
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def _time_here(name: str) -> str:
+    """How long the full table took here, from its committed results' manifest, if any."""
+    import json
+
+    from docfact.report.tables import runtime
+
+    folder = Path("results") / name
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        took = runtime(folder, manifest)
+    except (OSError, ValueError, KeyError):
+        return ""
+    return f" ({took} on {manifest['cores']} cores for {folder}, which holds it)"
+
+
+@click.command(short_help="Print a results folder's tables again.")
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv"]),
               default="markdown", show_default=True,
@@ -76,21 +131,24 @@ def show(folder, fmt):
         click.echo({"latex": export.to_latex, "csv": export.to_csv}[fmt](Path(folder)), nl=False)
 
 
-@click.command()
+@click.command(short_help="Recompute committed runs and compare them.")
 @click.argument("config_paths", metavar="CONFIG...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False))
 @click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Folder holding the committed result folders.")
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Parallel runs (joblib; -1 = all cores).")
 @click.option("--quick/--full", default=True, show_default=True,
               help="Recompute the config's check pairs (the reduced protocol), or every "
                    "committed run, requiring runs.csv to be the same bytes.")
+@data_options
 def check(config_paths, results, jobs, quick):
     """Recompute each table's check pairs; compare with committed rows and published averages.
 
     Exits 1 when a recomputed row differs from the committed one, or a method's average leaves
     its band around the published average (see the config's `check` section).
     """
+    from docfact.config import load_config
     from docfact.experiment.check import check as check_table
 
     failed = 0
@@ -110,18 +168,31 @@ def check(config_paths, results, jobs, quick):
         raise SystemExit(1)
 
 
-@click.command()
+@click.command(short_help="Check configs without running anything.")
 @click.argument("config_paths", metavar="CONFIG...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False))
 def validate(config_paths):
-    """Check configs without running anything (schema, methods, parameters, views)."""
+    """Check configs without running anything (schema, methods, parameters, views); every
+    problem of a config is listed, one a line."""
+    from docfact.cli import one_line
+    from docfact.config import load_config, problems
+
+    bad = 0
     for path in config_paths:
+        found = problems(path)
+        for line in found:
+            click.echo(f"docfact: error: {one_line(line)}", err=True)
+        if found:
+            bad += 1
+            continue
         config = load_config(path)
         click.echo(f"{path}: ok ({len(config.methods)} methods, k = "
                    f"{', '.join(map(str, config.k))}, {config.runs} runs)")
+    if bad:
+        raise SystemExit(ConfigError.exit_code)
 
 
-@click.command()
+@click.command(short_help="AC and NMI against a parameter (figures).")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--param", "param_text", required=True,
               help="METHOD.PARAM=V1,V2,... where METHOD is a method or an algorithm "
@@ -136,13 +207,16 @@ def validate(config_paths):
                                   "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
-@click.option("--jobs", type=int, default=-1, show_default=True)
+@click.option("--jobs", type=int, default=-1, show_default=True,
+              help="Parallel runs (joblib; -1 = all cores).")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>/sweep).")
+@data_options
 def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6): sweep-PARAM.csv,
     .png and .svg."""
     from docfact import atomic
+    from docfact.config import load_config
     from docfact.experiment.runner import result_folders
     from docfact.experiment.sweep import parse_param
     from docfact.experiment.sweep import sweep as run_sweep

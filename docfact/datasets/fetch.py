@@ -69,8 +69,9 @@ def fetch(
 ) -> Path:
     """Path of `name`'s verified file in the cache, fetching it first if needed.
 
-    Raises DataError (one line: the file, every source tried with its reason, and the
-    mirror setting) when no source yields a copy that passes verification.
+    Raises DataError (one line: the file, each source tried with its reason, and where to put
+    the file: the cache folder or a mirror) when no source yields a copy that passes
+    verification.
     """
     e = entry(name)
     target = resolve_data_dir(data_dir) / e.file
@@ -87,22 +88,26 @@ def fetch(
             return target
         _quarantine(target)
         log.warning("cached %s failed its check (%s); fetching it again", target, problem)
-        tried.append(f"cache {target}: {problem} (set aside as .corrupt)")
-    else:
-        tried.append(f"cache {target}: absent")
+        tried.append(f"cached copy: {problem} (set aside as .corrupt)")
 
     sources = [("mirror ", _join(mirror, e.file))] if mirror else []
     sources += [("", url) for url in e.urls]
+    public = {}
     for label, address in sources:
         try:
             _install(address, e, target)
             return target
         except OSError as exc:  # includes requests' errors and _Rejected
-            tried.append(f"{label}{address}: {_reason(exc)}")
-
-    setting = repr(mirror) if mirror else "none (set DOCFACT_MIRROR or --mirror)"
+            if label:
+                tried.append(f"{label}{address}: {_reason(exc)}")
+            else:
+                public.setdefault(_reason(exc), []).append(address)
+    tried += [f"{', '.join(addresses)}: {reason}" for reason, addresses in public.items()]
+    if not mirror:
+        tried.append("mirror: none")
     raise DataError(
-        f"cannot obtain {e.file} (dataset {name}); tried: {'; '.join(tried)}; mirror: {setting}"
+        f"cannot obtain {e.file} (dataset {name}): {'; '.join(tried)}. Put {e.file} in the "
+        f"cache folder {target.parent} (--data-dir DIR), or in a folder named by --mirror DIR"
     )
 
 

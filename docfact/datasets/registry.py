@@ -82,10 +82,18 @@ def names() -> list[str]:
     return list(registry())
 
 
+def canonical(name, known) -> str:
+    """`name` as spelt among `known` names, compared case-insensitively ('TDT2' -> 'tdt2');
+    `name` itself when none matches."""
+    if not isinstance(name, str) or name in known:
+        return name
+    return next((k for k in known if k.lower() == name.lower()), name)
+
+
 def entry(name: str) -> Entry:
-    """The entry called `name`; ConfigError listing the known names otherwise."""
+    """The entry called `name` (in any case); ConfigError listing the known names otherwise."""
     try:
-        return registry()[name]
+        return registry()[canonical(name, registry())]
     except KeyError:
         raise ConfigError(
             f"unknown dataset {name!r}; known datasets: {', '.join(names())}"

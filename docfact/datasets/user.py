@@ -40,7 +40,7 @@ from scipy.io.matlab import MatReadError
 from docfact import atomic
 from docfact.datasets.corpus import Corpus
 from docfact.datasets.loaders import counts, read_cai_mat
-from docfact.datasets.registry import registry
+from docfact.datasets.registry import canonical, registry
 from docfact.errors import DataError
 
 # Smallest document frequency of a kept term in user texts: 1 keeps every term, because a
@@ -55,7 +55,7 @@ def is_path(name) -> bool:
     Registry names win; otherwise a name containing a path separator, ending in a suffix of
     the formats above, or naming an existing folder is a path (write ``./name`` to force a path).
     """
-    if not isinstance(name, str) or name in registry():
+    if not isinstance(name, str) or canonical(name, registry()) in registry():
         return False
     return (
         "/" in name

@@ -14,7 +14,7 @@ import numpy as np
 import yaml
 
 from docfact.datasets.corpus import Corpus
-from docfact.datasets.registry import entry
+from docfact.datasets.registry import canonical, entry, registry
 from docfact.datasets.user import is_path
 from docfact.errors import ConfigError, DataError
 
@@ -35,14 +35,16 @@ def view_names() -> list[str]:
 
 def resolve_view(spec_or_name: str | dict) -> dict:
     """A validated view: a copy of the named view (with its ``name``), ``{"dataset": path}``
-    for a path that is not a view name, or a copy of the dict given.
+    for a path that is not a view name, or a copy of the dict given. View and data set names
+    are compared case-insensitively and returned as the registry spells them.
 
     ConfigError for an unknown name (listing the known ones), a missing path or an invalid dict.
     """
     if isinstance(spec_or_name, str):
         named = _named_views()
-        if spec_or_name in named:
-            view = {"name": spec_or_name, **named[spec_or_name]}
+        name = canonical(spec_or_name, named)  # names in any case: 'GNMF_TDT2'
+        if name in named:
+            view = {"name": name, **named[name]}
         elif is_path(spec_or_name):
             view = {"dataset": spec_or_name}
         else:
@@ -52,6 +54,8 @@ def resolve_view(spec_or_name: str | dict) -> dict:
             )
     else:
         view = dict(spec_or_name)
+    if isinstance(view.get("dataset"), str) and not is_path(view["dataset"]):
+        view["dataset"] = canonical(view["dataset"], registry())
     _validate(view)
     return view
 

@@ -4,6 +4,7 @@ A new method is one estimator module and one line in ALGORITHMS.
 """
 
 import inspect
+import re
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -54,6 +55,29 @@ ALGORITHMS = {
 }
 
 
+# Parameters the papers call lambda: written so in configs, sweeps and figures; the estimators
+# take them as `lam` (lambda is a Python keyword). `lam` is still read in configs, with a note.
+PAPER_NAMES = {"lam": "lambda", "lam_h": "lambda_h"}
+KEYWORDS = {paper: keyword for keyword, paper in PAPER_NAMES.items()}
+
+
+def keyword(name: str) -> str:
+    """The estimator's keyword for a parameter named as the papers do ('lambda' -> 'lam')."""
+    return KEYWORDS.get(name, name)
+
+
+def paper_name(name: str) -> str:
+    """The papers' name of an estimator keyword ('lam' -> 'lambda')."""
+    return PAPER_NAMES.get(name, name)
+
+
+def paper_words(text: str) -> str:
+    """An estimator's message with its keywords named as the papers do."""
+    for name, paper in PAPER_NAMES.items():
+        text = re.sub(rf"\b{name}\b", paper, text)
+    return text
+
+
 DENSE_ABOVE = 0.5  # fill above which the data go to the methods dense (images, not text)
 
 
@@ -85,7 +109,8 @@ class Artefacts:
 
 @dataclass(frozen=True)
 class Method:
-    """A row of a paper's table: display name, algorithm, its parameters and its label reader.
+    """A row of a paper's table: display name, algorithm, its parameters (by the estimator's
+    keywords: `lam` for the papers' lambda) and its label reader.
 
     labels: {"rule": "kmeans", "replicates": R} (k-means on the rows of V, as the reference code;
     with "normalize_rows": true on the rows scaled to unit length, which removes the per-document
@@ -140,11 +165,11 @@ class Method:
         except TypeError:
             accepted = inspect.signature(ALGORITHMS[self.algorithm].estimator).parameters
             known = sorted(set(accepted) - {"n_clusters", "n_components", "random_state"})
-            unknown = sorted(set(self.params) - set(known))
+            unknown = sorted(map(paper_name, set(self.params) - set(known)))
             raise ConfigError(f"{where}: unknown parameter(s) {', '.join(unknown)}; accepted: "
-                              f"{', '.join(known)}") from None
+                              f"{', '.join(sorted(map(paper_name, known)))}") from None
         except ValueError as e:
-            raise ConfigError(f"{where}: {e}") from None
+            raise ConfigError(f"{where}: {paper_words(str(e))}") from None
 
     @property
     def semi_supervised(self) -> bool:

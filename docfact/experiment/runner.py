@@ -8,6 +8,7 @@ runs.csv at once; a rerun skips the runs already recorded.
 import json
 import os
 import platform
+import sys
 import time
 import warnings
 from contextlib import ExitStack, contextmanager
@@ -45,13 +46,15 @@ def load_view(config: Config):
 
 def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         progress: bool = True, pairs=None, backend: str = "loky", scheduler=None,
-        donors=()) -> Path:
+        donors=(), say=None) -> Path:
     """Run (or resume) the config's protocol into folder `out`; return `out`.
 
     pairs: only these (k, run) pairs instead of the config's grid (used by `docfact check`).
     donors: other results folders whose rows of identical methods are taken (shared_rows).
     backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
     `scheduler`, or a local cluster of `jobs` single-threaded workers).
+    progress: a progress bar on stderr, when stderr is a terminal (no frames in logs).
+    say: called with one line on what is recorded already and what will be computed.
     """
     reason = deviation()
     if reason:
@@ -89,6 +92,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         grid = pairs if pairs is not None else [(k, r) for r in range(config.runs)
                                                  for k in config.k]
         todo = [(k, r) for k, r in grid if (k, r) not in done]
+        if say is not None:
+            say(_plan(len(grid), len(todo), out))
         started = time.time()
         walls = old.get("wall_seconds", [])
         manifest = _manifest(config, corpus, jobs, digest)
@@ -98,8 +103,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
                                   taken.get((k, r), {}))
                  for k, r in todo)
-        bar = tqdm(total=len(todo), disable=not progress or not todo, unit="run",
-                   desc=config.name, dynamic_ncols=True)
+        bar = tqdm(total=len(todo), disable=not (progress and todo and sys.stderr.isatty()),
+                   unit="run", desc=config.name, dynamic_ncols=True)
         with _backend(backend, jobs, scheduler):
             with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
                 for rows, timings in parallel(tasks):
@@ -112,6 +117,16 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         if todo:
             _write_manifest(out, manifest, walls + [round(time.time() - started, 1)])
     return out
+
+
+def _plan(asked: int, todo: int, out: Path) -> str:
+    """One line: how many of the runs asked are recorded in `out` already, and what is left."""
+    if not todo:
+        return (f"{asked} of {asked} runs already recorded in {out}; --fresh or --out to "
+                "recompute")
+    if todo < asked:
+        return f"{asked - todo} of {asked} runs already recorded in {out}; computing {todo}"
+    return f"computing {asked} runs into {out}"
 
 
 @contextmanager

@@ -69,26 +69,36 @@ def complete_lines(path: Path) -> list:
 
 
 class Lock:
-    """An exclusive lock on a results folder, so two runs cannot interleave their records."""
+    """An exclusive lock on a results folder, so two runs cannot interleave their records.
+
+    The lock file `.lock` (holding the owner's process id) is removed when the lock is released;
+    a process that locked a file removed meanwhile tries again on the new one."""
 
     def __init__(self, folder: Path):
         self.path = folder / ".lock"
 
     def __enter__(self):
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(self.fd, 64).decode(errors="replace").strip() or "another process"
-            os.close(self.fd)
-            raise DocfactError(f"{self.path.parent} is in use by process {holder}; wait for it "
-                               "to finish or use another --out folder") from None
+        while True:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(self.fd, 64).decode(errors="replace").strip() or "another process"
+                os.close(self.fd)
+                raise DocfactError(f"{self.path.parent} is in use by process {holder}; wait for "
+                                   "it to finish or use another --out folder") from None
+            try:
+                if os.stat(self.path).st_ino == os.fstat(self.fd).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(self.fd)  # released and removed by its owner meanwhile: lock the new one
         os.ftruncate(self.fd, 0)
         os.write(self.fd, str(os.getpid()).encode())
         return self
 
     def __exit__(self, *exc):
-        os.ftruncate(self.fd, 0)
+        self.path.unlink(missing_ok=True)  # while locked: no other process holds this file
         fcntl.flock(self.fd, fcntl.LOCK_UN)
         os.close(self.fd)
 

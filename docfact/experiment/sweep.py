@@ -4,26 +4,32 @@ over k. The swept parameter is a method's (METHOD.PARAM) or the protocol's label
 (`by`) gives one line per value (RCF Fig. 3: the labelled fraction, by the links propagated)."""
 
 import re
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from docfact.config import Config
-from docfact.errors import ConfigError
+from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.aggregate import summarize
+from docfact.experiment.methods import keyword, paper_name
 from docfact.experiment.runner import run
-
-ALIASES = {"lambda": "lam"}  # the papers' names for estimator parameters
 
 
 def parse_param(text: str) -> tuple:
-    """'lccf.lambda=1,10,100' -> ('lccf', 'lam', [1, 10, 100]); numbers stay numbers (ints
-    ints), other values stay text ('lccf.weight=binary,cosine'), validated by the estimator."""
+    """'lccf.lambda=1,10,100' -> ('lccf', 'lambda', [1, 10, 100]); numbers stay numbers (ints
+    ints), other values stay text ('lccf.weight=binary,cosine'), validated by the estimator.
+    Parameters keep the papers' names (lambda), also in folder and file names; the former
+    `lam` is read as lambda, with a note."""
     m = re.fullmatch(r"\s*([\w.+-]+?)\.(\w+)\s*=\s*([^=]+)", text)
     if not m:
         raise ConfigError(f"--param: write METHOD.PARAM=V1,V2,..., got {text!r}")
-    return m[1], ALIASES.get(m[2], m[2]), [_value(v.strip()) for v in m[3].split(",")]
+    param = paper_name(m[2])
+    if param != m[2]:
+        warnings.warn(f"{m[1]}.{m[2]}: write {m[1]}.{param} (as the papers); {m[2]} is read the "
+                      "same way", ConfigNote, stacklevel=2)
+    return m[1], param, [_value(v.strip()) for v in m[3].split(",")]
 
 
 def _value(text: str):
@@ -39,7 +45,9 @@ def restricted(config: Config, methods, name: str) -> Config:
     """The config reduced to `methods` (Method objects), under another name, without published
     values or checks: the protocol (data, k, runs, seed) is unchanged."""
     raw = {**config.raw, "name": name,
-           "methods": {m.name: {"algorithm": m.algorithm, **m.params, "labels": m.labels,
+           "methods": {m.name: {"algorithm": m.algorithm,
+                                **{paper_name(key): v for key, v in m.params.items()},
+                                "labels": m.labels,
                                 **({"numerics": m.numerics} if m.numerics else {})}
                        for m in methods}}
     for key in ("published", "check", "shares"):
@@ -58,7 +66,7 @@ def swept_config(config: Config, target: str, param: str, value) -> Config:
     chosen = [m for m in config.methods if target in (m.name, m.algorithm)]
     if not chosen:
         raise ConfigError(f"--param: no method or algorithm {target!r} in {config.name}")
-    methods = tuple(replace(m, params={**m.params, param: value}) for m in chosen)
+    methods = tuple(replace(m, params={**m.params, keyword(param): value}) for m in chosen)
     for m in methods:
         m.validate(f"--param {target}.{param}={value}")
     return restricted(config, methods, f"{config.name}-{param}-{value}")

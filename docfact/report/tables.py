@@ -60,23 +60,31 @@ def protocol_words(manifest: dict) -> str:
                "semi-supervised methods" if t is not None else ""))
 
 
-def write_tables(folder) -> str:
-    """Write ac.csv, nmi.csv and tables.md in `folder`; return the Markdown."""
+def write_tables(folder, ks=None, runs=None) -> str:
+    """Write ac.csv, nmi.csv and tables.md in `folder` (every recorded run); return the Markdown
+    of the runs asked: those of the k values `ks` and run numbers below `runs` (default: all)."""
     folder = Path(folder)
-    config, runs, manifest = read_folder(folder)
+    config, records, manifest = read_folder(folder)
     methods = [m.name for m in config.methods]
-    ks = sorted(int(k) for k in runs["k"].unique()) or list(config.k)
-    summary = summarize(runs, methods, ks)
+    recorded = sorted(int(k) for k in records["k"].unique()) or list(config.k)
+    summary = summarize(records, methods, recorded)
     for metric in METRICS:
         wide = summary[summary["metric"] == metric].pivot(index="k", columns="method",
                                                           values=["mean", "std", "n"])
-        wide = wide.reindex([*ks, "avg"])
+        wide = wide.reindex([*recorded, "avg"])
         wide.columns = [f"{method} {stat}" for stat, method in wide.columns]
         wide = wide[[f"{m} {s}" for m in methods for s in ("mean", "std", "n")]]
+        counts = [c for c in wide.columns if c.endswith(" n")]
+        wide[counts] = wide[counts].astype("Int64")  # run counts as integers
         atomic.write_text(folder / f"{metric}.csv", wide.to_csv(float_format="%.6f"))
-    text = render(config, summary, ks, manifest)
+    text = render(config, summary, recorded, manifest)
     atomic.write_text(folder / "tables.md", text)
-    return text
+    asked = records[records["k"].isin(ks if ks is not None else recorded)
+                    & (records["run"] < (runs if runs is not None else np.inf))]
+    if len(asked) == len(records):
+        return text
+    shown = sorted(int(k) for k in asked["k"].unique())
+    return render(config, summarize(asked, methods, shown), shown, manifest)
 
 
 def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
@@ -90,7 +98,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     runs_per_k = summary[(summary["metric"] == "ac") & (summary["k"] != "avg")]
     counts = sorted(set(runs_per_k["n"] + runs_per_k["failed"]))
     lines += [
-        f"Data: view `{manifest['view']}` ({manifest['documents']} documents, "
+        f"Data: view `{view_words(manifest['view'])}` ({manifest['documents']} documents, "
         f"{manifest['classes']} classes), weighting `{manifest['weighting']}` on the "
         f"{manifest['weight_on']}; runs per k: {', '.join(map(str, counts))}; seed "
         f"{manifest['seed']}{protocol_words(manifest)}.",
@@ -145,6 +153,26 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     if partial:
         lines += ["Avg. of a run over fewer k than the paper: the published value beside it is "
                   "the mean of the paper's values for the same k.", ""]
-    if config.notes:
+    full = set(ks) >= set(config.k) and min(counts, default=0) >= config.runs
+    if config.notes and full:
         lines += ["## Notes", "", config.notes.strip(), ""]
+    elif config.notes:
+        lines += [f"Notes on the full table ({config.runs} runs at k = {k_words(config.k)}): the "
+                  "config's `notes`; this one holds "
+                  f"{', '.join(map(str, counts))} runs at k = {k_words(ks)}.", ""]
     return "\n".join(lines)
+
+
+def k_words(ks) -> str:
+    """k values for a reader: '2..10' for a range of three or more, else '2, 6, 10'."""
+    ks = sorted(ks)
+    if len(ks) >= 3 and ks == list(range(ks[0], ks[-1] + 1)):
+        return f"{ks[0]}..{ks[-1]}"
+    return ", ".join(map(str, ks))
+
+
+def view_words(view) -> str:
+    """A data view for a reader: its name, a path, or an inline view as 'key: value, ...'."""
+    if isinstance(view, dict):
+        return ", ".join(f"{key}: {value}" for key, value in view.items())
+    return str(view)

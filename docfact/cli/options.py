@@ -1,0 +1,42 @@
+"""Options shared by the commands: the data options of every command that may fetch data."""
+
+import os
+
+import click
+
+
+def _sets(variable: str):
+    """A callback that sets the environment `variable` to the option's value for the command
+    (and the worker processes it starts), restored when the command ends."""
+
+    def callback(ctx, param, value):
+        if value is not None:
+            before = os.environ.get(variable)
+            os.environ[variable] = str(value)
+            ctx.call_on_close(lambda: _restore(variable, before))
+        return value
+
+    return callback
+
+
+def _restore(variable: str, value) -> None:
+    if value is None:
+        os.environ.pop(variable, None)
+    else:
+        os.environ[variable] = value
+
+
+def data_options(command):
+    """--data-dir and --mirror, given before or after the command name (`docfact --mirror DIR
+    run ...` or `docfact run ... --mirror DIR`); they stand for DOCFACT_DATA_DIR and
+    DOCFACT_MIRROR."""
+    command = click.option(
+        "--mirror", metavar="DIR|URL", expose_value=False, is_eager=True,
+        callback=_sets("DOCFACT_MIRROR"),
+        help="Folder or base URL holding the data files, tried before the public addresses "
+             "[env DOCFACT_MIRROR].")(command)
+    return click.option(
+        "--data-dir", metavar="DIR", expose_value=False, is_eager=True,
+        type=click.Path(file_okay=False), callback=_sets("DOCFACT_DATA_DIR"),
+        help="Cache folder of the data files [env DOCFACT_DATA_DIR; default: the user cache "
+             "folder].")(command)

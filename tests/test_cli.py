@@ -1,0 +1,119 @@
+"""The newcomer's command line: data options on every command that fetches, the quick table,
+runs already recorded, notes under the full protocol only, readable help and names."""
+
+import os
+import re
+
+import pandas as pd
+import pytest
+
+from docfact.cli.run import quick_k
+from tests.conftest import SOURCE
+from tests.test_runner import run_cli, small_config
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A small table (2 runs at k = 2, 3) with notes, run in full without a terminal."""
+    tmp = tmp_path_factory.mktemp("table")
+    cfg = small_config(tmp, runs=2, k=(2, 3), notes="Measured in full: the notes.")
+    res = run_cli("run", cfg, "--out", tmp / "out", "--jobs", 1)
+    assert res.exit_code == 0, res.output
+    return cfg, tmp / "out", res.output
+
+
+def test_a_run_prints_its_table_with_its_notes_a_figure_and_no_progress_frames(table):
+    cfg, out, output = table
+    assert "computing 4 runs into" in output
+    assert "## Notes\n\nMeasured in full: the notes." in output
+    assert f"figure: {out / 'k.png'}" in output
+    assert "\r" not in output  # the output is not a terminal: no progress bar frames
+    assert not (out / ".lock").exists()  # released and removed after the run
+    counts = pd.read_csv(out / "ac.csv").filter(like=" n")
+    assert (out / "ac.csv").read_text().count(".000000") == 0 and counts.iloc[0, 0] == 2
+
+
+def test_recorded_runs_are_said_in_one_line_and_only_the_asked_ones_printed(table):
+    cfg, out, _ = table
+    before = (out / "tables.md").read_bytes()
+    res = run_cli("run", cfg, "--out", out, "--k", "2", "--runs", 1)
+    assert res.exit_code == 0, res.output
+    assert f"1 of 1 runs already recorded in {out}; --fresh or --out to recompute\n" in res.output
+    assert "runs per k: 1;" in res.output and re.search(r"^\| 3 ", res.output, re.M) is None
+    assert "Measured in full" not in res.output  # the notes describe the full table only
+    assert "Notes on the full table (2 runs at k = 2, 3): the config's `notes`" in res.output
+    assert "This table: 1 runs at k = 2. The full protocol, 2 runs at k = 2, 3" in res.output
+    assert (out / "tables.md").read_bytes() == before  # the folder's tables cover every run
+
+
+def test_quick_k_is_the_smallest_middle_and_largest():
+    assert quick_k(range(2, 11)) == [2, 6, 10]
+    assert quick_k([3, 30]) == [3, 30] and quick_k([5]) == [5]
+
+
+def test_run_takes_the_data_options_after_the_command(tmp_path, monkeypatch):
+    monkeypatch.delenv("DOCFACT_MIRROR")
+    monkeypatch.delenv("DOCFACT_DATA_DIR")
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    cache = tmp_path / "cache"
+    res = run_cli("run", cfg, "--out", tmp_path / "out", "--quiet", "--jobs", 1,
+                  "--mirror", SOURCE, "--data-dir", cache)
+    assert res.exit_code == 0, res.output
+    assert (cache / "TDT2.mat").exists()
+    assert "DOCFACT_MIRROR" not in os.environ and "DOCFACT_DATA_DIR" not in os.environ
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_offline_error_names_the_file_the_folder_and_the_option(tmp_path, no_network, where):
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    empty, cache = tmp_path / "mirror", tmp_path / "cache"
+    empty.mkdir()
+    options = ["--mirror", empty, "--data-dir", cache]
+    args = [*options, "run", cfg] if where == "before" else ["run", cfg, *options]
+    res = run_cli(*args)
+    assert res.exit_code == 1 and res.output.count("\n") == 1
+    assert res.output.startswith("docfact: error: cannot obtain TDT2.mat (dataset tdt2): ")
+    assert f"mirror {empty / 'TDT2.mat'}: not found" in res.output
+    assert f"Put TDT2.mat in the cache folder {cache} (--data-dir DIR), or in a folder named " \
+           "by --mirror DIR\n" in res.output
+
+
+@pytest.mark.parametrize("command", [["check"], ["sweep", "--param", "gnmf.p=3"],
+                                     ["plot", "convergence"], ["datasets", "info"],
+                                     ["datasets", "fetch"], ["datasets", "list"], ["run"]])
+def test_every_command_that_may_fetch_takes_the_data_options(command):
+    res = run_cli(*command, "--help")
+    assert res.exit_code == 0 and "--mirror" in res.output and "--data-dir" in res.output
+
+
+def test_top_level_help_lines_are_whole():
+    res = run_cli("--help")
+    commands = res.output.split("Commands:")[1]
+    assert res.exit_code == 0 and len(commands.splitlines()) > 5 and "..." not in commands
+    assert "--mirror" in res.output and "--data-dir" in res.output
+
+
+def test_names_are_case_insensitive():
+    from docfact.datasets import resolve_view
+    from docfact.datasets.registry import entry
+
+    assert entry("TDT2").name == "tdt2"
+    assert resolve_view("GNMF_TDT2")["name"] == "gnmf_tdt2"
+    assert resolve_view({"dataset": "Yale"})["dataset"] == "yale"
+    res = run_cli("datasets", "info", "NoSuch")
+    assert res.exit_code == 2 and "unknown dataset or view 'NoSuch'" in res.output
+
+
+def test_datasets_say_why_20_newsgroups_counts_18846_and_its_view_18845():
+    for command in ("list", "views"):
+        res = run_cli("datasets", command)
+        assert ("20newsgroups: 18846 documents, 1 of them with no term left after tokenising, "
+                "which the views rcf_20newsgroups, 20newsgroups_all drop (drop_empty): 18845 "
+                "in 20newsgroups_all") in res.output
+
+
+def test_an_inline_view_reads_as_keys_and_values():
+    from docfact.report.tables import view_words
+
+    assert view_words({"dataset": "news.csv", "min_docs": 20}) == "dataset: news.csv, min_docs: 20"
+    assert view_words("gnmf_tdt2") == "gnmf_tdt2"
