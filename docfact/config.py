@@ -6,7 +6,8 @@ A config is one table of a paper:
     title: GNMF report, Table 2 - clustering performance on TDT2
     data: {view: gnmf_tdt2, weighting: tfidf, weight_on: subset}
     protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of;
-                                               # labelled: t, see Config.labelled
+                                               # labelled: t, see Config.labelled;
+                                               # nmi: max (default), sqrt or arithmetic
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
     numerics: {precision: float32, products: auto}   # how factorizations compute (Method)
     methods:
@@ -61,6 +62,7 @@ class Config:
     notes: str
     raw: dict  # the YAML mapping as read, saved beside the results
     shares: str | None = None  # a table whose rows of identical methods this one takes (runner)
+    nmi: str = "max"  # NMI's normalisation of MI: max, sqrt or arithmetic of the two entropies
 
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
@@ -81,9 +83,13 @@ class Config:
                         "labelled": self.labelled if method.semi_supervised else None})
 
     def _inputs(self) -> dict:
-        """What every record depends on: the documents, their weighting and the master seed."""
-        return {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
-                "seed": self.seed}
+        """What every record depends on: the documents, their weighting, the master seed and
+        (when not the papers' max) NMI's normalisation."""
+        key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
+               "seed": self.seed}
+        if self.nmi != "max":
+            key["nmi"] = self.nmi
+        return key
 
     @property
     def scale(self) -> float:
@@ -203,7 +209,8 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
                   report.get("kind", "table"),
                   _published(raw.get("published"), f"{where}: published", names),
                   _check(raw.get("check", {}), f"{where}: check", names, k),
-                  raw.get("notes", ""), raw, raw.get("shares"))
+                  raw.get("notes", ""), raw, raw.get("shares"),
+                  raw["protocol"].get("nmi", "max"))
 
 
 def method_params(spec: dict, where: str) -> dict:

@@ -156,3 +156,38 @@ def test_km_ncw_separates_two_document_classes(form, kernel):
     assert all(km.inertia_ >= truth - 1e-12 * abs(truth) for km in singles)
     if form == "ncut_hollow":
         assert all(accuracy(y, km.labels_) == 1.0 for km in singles)
+def test_kmeans_plusplus_starts_are_distinct_and_spread():
+    """k-means++ draws distinct start points; on three far blobs its starts fall in three
+    different blobs far more often than uniform starts do."""
+    from docfact.algorithms.kmeans import _sq_distances, plusplus
+
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.normal(c, 0.1, (30, 2)) for c in ((0, 0), (10, 0), (0, 10))])
+    blob = np.repeat([0, 1, 2], 30)
+    spread = {"random": 0, "k-means++": 0}
+    for seed in range(40):
+        r = np.random.RandomState(seed)
+        pp = plusplus(_sq_distances(X, "euclidean", "linear"), len(X), 3, r)
+        assert len(set(pp)) == 3
+        spread["k-means++"] += len(set(blob[pp])) == 3
+        spread["random"] += len(set(blob[r.choice(len(X), 3, replace=False)])) == 3
+    assert spread["k-means++"] >= 38 and spread["random"] < 20
+    # the estimator with either start rule, dense or sparse, kernel or not
+    for kernel in ("linear", "polynomial"):
+        labels = KMeans(3, init="k-means++", kernel=kernel, random_state=1).fit(
+            np.abs(X) + 0.1).labels_
+        assert len(set(labels)) == 3
+    sparse = KMeans(3, init="k-means++", random_state=1).fit(sp.csr_matrix(np.abs(X))).labels_
+    dense = KMeans(3, init="k-means++", random_state=1).fit(np.abs(X)).labels_
+    assert np.array_equal(sparse, dense)
+
+
+def test_lsi_scalings_differ_only_in_the_coordinates():
+    rng = np.random.RandomState(2)
+    X = np.abs(rng.normal(size=(40, 12)))
+    emb = {s: LSIKMeans(3, scaling=s, random_state=0).fit(X).embedding_
+           for s in ("singular", "none", "unit")}
+    assert np.allclose(np.linalg.norm(emb["unit"], axis=1), 1)
+    assert np.allclose(emb["none"].T @ emb["none"], np.eye(3))
+    assert np.allclose(emb["unit"], emb["singular"] / np.linalg.norm(emb["singular"], axis=1,
+                                                                     keepdims=True))

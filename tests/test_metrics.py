@@ -63,3 +63,23 @@ def test_hand_computed_cases():
     # three clusters for two classes: H(pred) = log2 3 > H(truth) = 1 and MI = 1
     assert nmi([0, 0, 1, 1, 1, 1], [0, 0, 1, 1, 2, 2]) == pytest.approx(
         hand_nmi(np.array([0, 0, 1, 1, 1, 1]), np.array([0, 0, 1, 1, 2, 2])))
+
+
+def test_nmi_normalisations_against_their_definitions():
+    y = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    p = np.array([0, 0, 1, 1, 1, 1, 2, 2, 0])
+
+    def entropy(labels):
+        q = np.bincount(labels) / len(labels)
+        return -np.sum(q[q > 0] * np.log(q[q > 0]))
+
+    joint = np.zeros((3, 3))
+    np.add.at(joint, (y, p), 1 / len(y))
+    outer = np.outer(joint.sum(1), joint.sum(0))
+    mi = np.sum(joint[joint > 0] * np.log(joint[joint > 0] / outer[joint > 0]))
+    hy, hp = entropy(y), entropy(p)
+    assert nmi(y, p) == pytest.approx(mi / max(hy, hp))
+    assert nmi(y, p, "sqrt") == pytest.approx(mi / np.sqrt(hy * hp))
+    assert nmi(y, p, "arithmetic") == pytest.approx(mi / ((hy + hp) / 2))
+    with pytest.raises(ValueError):
+        nmi(y, p, "min")

@@ -40,6 +40,9 @@ class KMeans(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int
     n_replicates : int, random restarts; the best by sum of distances is kept.
+    init : "random" (K distinct points drawn uniformly, litekmeans) or "k-means++" (each next
+        start point drawn with probability proportional to its squared distance to the nearest
+        one drawn; Arthur and Vassilvitskii 2007), in the space the iterations run in.
     max_iter : int, Lloyd iterations per replicate (100 in litekmeans).
     kernel : "linear" (k-means on the rows of X), "polynomial" ((X X^T)^degree) or
         "precomputed" (X is the kernel K, (n, n)).
@@ -57,10 +60,12 @@ class KMeans(ClusterMixin, BaseEstimator):
     the ncut forms).
     """
 
-    def __init__(self, n_clusters, *, n_replicates=1, max_iter=100, kernel="linear", degree=2,
-                 metric="euclidean", ncw=False, form="scaled", random_state=None):
+    def __init__(self, n_clusters, *, n_replicates=1, init="random", max_iter=100,
+                 kernel="linear", degree=2, metric="euclidean", ncw=False, form="scaled",
+                 random_state=None):
         self.n_clusters = n_clusters
         self.n_replicates = n_replicates
+        self.init = init
         self.max_iter = max_iter
         self.kernel = kernel
         self.degree = degree
@@ -72,6 +77,7 @@ class KMeans(ClusterMixin, BaseEstimator):
     def _validate_params(self):
         check_int("n_clusters", self.n_clusters, 1)
         check_int("n_replicates", self.n_replicates, 1)
+        check_option("init", self.init, INITS)
         check_int("max_iter", self.max_iter, 1)
         check_kernel_params(self.kernel, self.degree, self.ncw)
         check_option("metric", self.metric, ("euclidean", "cosine"))
@@ -101,12 +107,52 @@ class KMeans(ClusterMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         best = None
         for _ in range(self.n_replicates):
-            start = rng.choice(n, self.n_clusters, replace=False)
+            if self.init == "random":
+                start = rng.choice(n, self.n_clusters, replace=False)
+            else:
+                start = plusplus(_sq_distances(X, self.metric, self.kernel), n,
+                                 self.n_clusters, rng)
             labels, sum_d = lloyd(X, start, self.max_iter)
             if best is None or sum_d < best[0]:
                 best = (sum_d, labels)
         self.inertia_, self.labels_ = best
         return self
+
+
+INITS = ("random", "k-means++")
+
+
+def plusplus(sq_dist, n: int, k: int, rng) -> np.ndarray:
+    """k-means++ seeding: k distinct point indices, the first uniform, each next one drawn with
+    probability proportional to D(x)^2, its squared distance to the nearest point drawn so far.
+    sq_dist(i) gives the squared distances (n,) of every point to point i."""
+    start = [int(rng.randint(n))]
+    nearest = sq_dist(start[0])
+    for _ in range(1, k):
+        weights = np.maximum(nearest, 0.0)
+        weights[start] = 0.0
+        total = weights.sum()
+        free = np.setdiff1d(np.arange(n), start)
+        nxt = int(rng.choice(free)) if total <= 0 else int(rng.choice(n, p=weights / total))
+        start.append(nxt)
+        nearest = np.minimum(nearest, sq_dist(nxt))
+    return np.array(start)
+
+
+def _sq_distances(X, metric: str, kernel: str):
+    """sq_dist(i) -> (n,) squared distances to point i in the space the iterations run in: the
+    rows of X, unit rows (cosine: 1 - cos, as the iterations), or the kernel matrix X = K."""
+    if kernel != "linear":
+        diag = np.diag(X)
+        return lambda i: diag - 2 * X[:, i] + diag[i]
+    def dots(i):  # X x_i, (n,)
+        return (X @ X[i].T).toarray().ravel() if sp.issparse(X) else X @ X[i]
+
+    if metric == "cosine":
+        return lambda i: 1.0 - dots(i)
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum(
+        "ij,ij->i", X, X)
+    return lambda i: sq - 2 * dots(i) + sq[i]
 
 
 def _lloyd_input_space(X, start, max_iter):

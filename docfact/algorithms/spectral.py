@@ -11,8 +11,10 @@ import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import svds
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
+from docfact.algorithms._validation import check_option
 from docfact.algorithms.kernels import LinearKernel, affinity, check_kernel_params
 from docfact.algorithms.kmeans import KMeans
 
@@ -54,23 +56,24 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     """AA (ncw=False) or NC (ncw=True): k-means on the top-K eigenvectors of the affinity.
 
     kernel : "linear" (K = X X^T), "polynomial" ((X X^T)^degree) or "precomputed" (X is K).
-    n_replicates, max_iter : of the k-means step (`KMeans`).
+    n_replicates, init, max_iter : of the k-means step (`KMeans`).
     Attributes: labels_, embedding_ (n_samples, K).
     """
 
     def __init__(self, n_clusters, *, kernel="linear", degree=2, ncw=False, n_replicates=1,
-                 max_iter=100, random_state=None):
+                 init="random", max_iter=100, random_state=None):
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.degree = degree
         self.ncw = ncw
         self.n_replicates = n_replicates
+        self.init = init
         self.max_iter = max_iter
         self.random_state = random_state
 
     def _validate_params(self):
         check_kernel_params(self.kernel, self.degree, self.ncw)
-        KMeans(self.n_clusters, n_replicates=self.n_replicates,
+        KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
                max_iter=self.max_iter)._validate_params()
 
     def fit(self, X, y=None):
@@ -78,7 +81,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         K, _ = affinity(X, self.kernel, self.degree, self.ncw)
         self.embedding_ = top_eigenvectors(K, self.n_clusters, rng)
-        self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates,
+        self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
                               max_iter=self.max_iter, random_state=rng).fit(
                                   self.embedding_).labels_
         return self
@@ -87,26 +90,34 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
 class LSIKMeans(ClusterMixin, BaseEstimator):
     """Truncated SVD of X (n_samples, n_features) to K dimensions, then k-means on U_K S_K.
 
-    n_replicates and max_iter are those of the k-means step (`KMeans`).
+    n_replicates, init and max_iter are those of the k-means step (`KMeans`).
+    scaling : the documents' coordinates in the latent space: "singular" (U_K S_K, the projection
+        X V_K), "none" (U_K) or "unit" (U_K S_K rows scaled to unit length, cosine geometry).
     Attributes: labels_, embedding_ (n_samples, K).
     """
 
-    def __init__(self, n_clusters, *, n_replicates=1, max_iter=100, random_state=None):
+    def __init__(self, n_clusters, *, n_replicates=1, init="random", scaling="singular",
+                 max_iter=100, random_state=None):
         self.n_clusters = n_clusters
         self.n_replicates = n_replicates
+        self.init = init
+        self.scaling = scaling
         self.max_iter = max_iter
         self.random_state = random_state
 
     def _validate_params(self):
-        KMeans(self.n_clusters, n_replicates=self.n_replicates,
+        check_option("scaling", self.scaling, ("singular", "none", "unit"))
+        KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
                max_iter=self.max_iter)._validate_params()
 
     def fit(self, X, y=None):
         self._validate_params()
         rng = check_random_state(self.random_state)
         U, s = top_singular(X, self.n_clusters, rng)
-        self.embedding_ = U * s
-        self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates,
+        self.embedding_ = U if self.scaling == "none" else U * s
+        if self.scaling == "unit":
+            self.embedding_ = normalize(self.embedding_)
+        self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
                               max_iter=self.max_iter, random_state=rng).fit(
                                   self.embedding_).labels_
         return self

@@ -67,3 +67,7 @@ from docfact.cli.report import plot, report  # noqa: E402
 
 main.add_command(report)
 main.add_command(plot)
+
+from docfact.cli.readings import readings  # noqa: E402
+
+main.add_command(readings)

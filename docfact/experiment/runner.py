@@ -278,7 +278,7 @@ def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict) -> tuple:
                     raise unusable
                 out, ac = best_of(m, shared, k, method_seed(config.seed, k, r, m.name), y,
                                   config.best_of)
-                rec.update(status="ok", ac=ac, nmi=metrics.nmi(y, out["labels"]),
+                rec.update(status="ok", ac=ac, nmi=metrics.nmi(y, out["labels"], config.nmi),
                            n_iter=out.get("n_iter"), objective=out.get("objective"))
             except (*RUN_FAILURES, DataError) as e:
                 rec.update(status="failed", error=f"{type(e).__name__}: {e}".replace("\n", " "))

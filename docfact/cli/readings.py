@@ -1,0 +1,144 @@
+"""`docfact readings PAPER`: the landscape of a paper's readings, one chosen, validated."""
+
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+from tabulate import tabulate
+
+from docfact.errors import ConfigError
+
+
+def _names(value, known, what):
+    if value is None:
+        return list(known)
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise ConfigError(f"--{what}: unknown {unknown[0] if unknown else value!r}; known: "
+                          f"{', '.join(known)}")
+    return names
+
+
+@click.command()
+@click.argument("paper")
+@click.option("--only", help="Comma-separated readings to compute (default: all); the others "
+                             "are scored from the runs they already have.")
+@click.option("--tables", help="Comma-separated tables of the paper (default: all); a landscape "
+                               "over fewer is marked partial.")
+@click.option("--score-only", is_flag=True, help="Compute nothing: score the runs recorded.")
+@click.option("--full", is_flag=True, help="Then run the chosen reading's full protocol "
+                                           "(the config's k and runs), resumable.")
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--configs", default="configs", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the configs (readings in "
+                                                     "CONFIGS/readings/PAPER.yaml).")
+@click.option("--results", default="results", show_default=True,
+              type=click.Path(file_okay=False))
+def readings(paper, only, tables, score_only, full, jobs, configs, results):
+    """Run each declared reading of PAPER's unstated settings on the sub-protocol (10 runs at
+    the odd k), score it against the published rows, choose one, validate it on the even k.
+
+    PAPER is a readings file or a name (gnmf, lccf, ...) of CONFIGS/readings/PAPER.yaml.
+    Writes RESULTS/PAPER_readings/: readings.csv, rows.csv, readings.md, readings.png.
+    """
+    from docfact.experiment.readings import RUNS, load_readings, run_reading
+    from docfact.report.readings import write_landscape
+
+    path = Path(paper) if paper.endswith((".yaml", ".yml")) else (
+        Path(configs) / "readings" / f"{paper}.yaml")
+    spec = load_readings(path)
+    chosen_tables = _names(tables, spec.tables, "tables")
+    todo = _names(only, spec.readings, "only") if not score_only else []
+    results = Path(results)
+    for reading in todo:
+        click.echo(f"{spec.paper}: reading {reading} (select: odd k, {RUNS} runs)", err=True)
+        run_reading(spec, reading, "select", configs, results, chosen_tables, jobs)
+    landscape, rows = _landscape(spec, chosen_tables, results, "select")
+    complete = landscape[landscape["status"] == "complete"]
+    if complete.empty:
+        raise ConfigError(f"{spec.paper}: no reading has its selection runs on "
+                          f"{', '.join(chosen_tables)} yet; run without --score-only")
+    from docfact.report.readings import choose
+
+    winner = choose(dict(zip(complete["reading"], complete["select_score"], strict=True)))
+    if (landscape["status"] != "complete").any():
+        click.echo(f"{spec.paper}: some readings are not complete; the choice of {winner} is "
+                   "provisional and not validated", err=True)
+    elif not score_only:
+        click.echo(f"{spec.paper}: validating {winner} (even k, {RUNS} runs)", err=True)
+        run_reading(spec, winner, "validate", configs, results, chosen_tables, jobs)
+    held, held_rows = _landscape(spec, chosen_tables, results, "validate", [winner])
+    landscape["chosen"] = landscape["reading"] == winner
+    for col in ("score", "agree", "rows"):
+        landscape[f"validate_{col}"] = np.where(landscape["chosen"],
+                                                held[f"select_{col}"].iloc[0], np.nan)
+    if held["status"].iloc[0] != "complete":
+        landscape.loc[landscape["chosen"], "validate_score"] = np.nan
+    rows = pd.concat([rows, held_rows], ignore_index=True)
+    out = spec.folder(results)
+    title = spec.title + ("" if set(chosen_tables) == set(spec.tables) else
+                          f" ({', '.join(chosen_tables)} only)")
+    write_landscape(out, landscape, rows, title)
+    _markdown(out / "readings.md", spec, landscape, chosen_tables)
+    if full:
+        click.echo(f"{spec.paper}: {winner}, full protocol", err=True)
+        run_reading(spec, winner, "full", configs, results, chosen_tables, jobs)
+    click.echo(tabulate(landscape[["reading", "status", "select_score", "select_agree",
+                                   "select_rows", "validate_score", "validate_agree"]],
+                        headers="keys", showindex=False, floatfmt=".2f", tablefmt="github"))
+    click.echo(f"chosen: {winner}; landscape in {out}/", err=True)
+
+
+def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
+    """(one line per reading: its settings, status and score on `phase`, the scored rows)."""
+    from docfact.config import load_config
+    from docfact.experiment.readings import RUNS, phase_ks
+    from docfact.report.readings import folder_rows, summary
+
+    lines, all_rows = [], []
+    for reading in names or spec.readings:
+        parts, state = [], []
+        for table in tables:
+            folder = spec.folder(results) / reading / table
+            if not (folder / "manifest.json").exists():
+                state.append(False)
+                continue
+            config = load_config(folder / "config.yaml")
+            scored, done = folder_rows(folder, phase_ks(config, phase), RUNS)
+            parts.append(scored.assign(reading=reading, phase=phase))
+            state.append(done)
+        rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        all_rows.append(rows)
+        status = ("not run" if not parts else "complete" if all(state) else "partial")
+        s = summary(rows) if parts else {"score": np.nan, "agree": 0, "rows": 0}
+        lines.append({"reading": reading, **spec.readings[reading],
+                      "tables": " ".join(tables), "status": status,
+                      "select_score": s["score"], "select_agree": s["agree"],
+                      "select_rows": s["rows"]})
+    return pd.DataFrame(lines), pd.concat(all_rows, ignore_index=True)
+
+
+def _markdown(path: Path, spec, landscape: pd.DataFrame, tables) -> None:
+    """readings.md: the declared settings with their grounds, the readings and their scores."""
+    from docfact import atomic
+    from docfact.report.readings import SE_FLOOR
+
+    lines = [f"# {spec.title}: readings of the unstated settings", "",
+             f"Declared in `configs/readings/{spec.paper}.yaml`; computed by `docfact readings "
+             f"{spec.paper}` on {', '.join(f'`{t}`' for t in tables)}. Score: mean over the "
+             f"published method x metric rows of |ours - published| / SE (SE floored at "
+             f"{SE_FLOOR}); selection on 10 runs at the odd k, validation of the chosen reading "
+             "on 10 runs at the held-out even k. Agreement: rows within the 95% interval or "
+             "within 0.02, as in the report.", "", "## Settings and their grounds", ""]
+    for setting, values in spec.settings.items():
+        lines.append(f"- **{setting}**")
+        lines += [f"  - `{value}`: {v['grounds']}" for value, v in values.items()]
+    if spec.fixed:
+        lines += ["", "Not varied:", ""]
+        lines += [f"- **{setting}**: {grounds}" for setting, grounds in spec.fixed.items()]
+    lines += ["", "## Landscape", "",
+              tabulate(landscape.drop(columns=["tables"]), headers="keys", showindex=False,
+                       floatfmt=".3f", tablefmt="github"), "", "![readings](readings.png)", ""]
+    atomic.write_text(path, "\n".join(lines))

@@ -1,0 +1,178 @@
+"""Readings of the settings a paper leaves unstated, declared as data, run on a sub-protocol.
+
+A readings file (configs/readings/<paper>.yaml) names the paper's tables (configs sharing one
+reading), each unstated setting with its values (what each value sets in a config, and the
+sentence of the paper, the reference code or the convention it rests on), and a handful of
+readings, each one value per setting:
+
+    paper: GNMF
+    tables: [gnmf_tdt2, gnmf_reuters]
+    settings:
+      weighting:
+        subset: {set: {data: {weight_on: subset}}, grounds: "code: tfidf.m on the subset"}
+        corpus: {set: {data: {weight_on: corpus}}, grounds: "paper, Sec. 4.1: ..."}
+    readings:
+      reference: {weighting: subset}
+      corpus: {weighting: corpus}
+    fixed: {graph weight: "paper, Eq. 6: 0-1 weights"}   # not varied, and why
+
+A value's `set` may hold `data` (weight_on, weighting), `protocol` (nmi), `labels` (the label
+reader of every factorization) and `algorithms` (algorithm -> parameters, for every method of
+that algorithm). Settings a paper states (lambda, p, eta, alpha, k, runs, t...) cannot be set.
+
+Each reading's runs go to results/<paper>_readings/<reading>/<table>/, a results folder like any
+other; rows of methods the reading leaves unchanged are taken from the committed tables and from
+the other readings' folders (runner.shared_rows), so a reading costs only the methods it changes.
+"""
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from docfact.config import Config, load_config, parse_config
+from docfact.errors import ConfigError
+from docfact.experiment.runner import run
+
+# what a reading may set, and what it may never vary (settings the papers state)
+SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi"}}
+STATED = {"lam", "p", "eta", "alpha", "beta", "beta_1", "beta_2", "lam_h", "lam_s", "t",
+          "kernel", "degree", "ncw", "links", "k", "runs", "labelled", "best_of", "seed"}
+RUNS = 10  # runs per k of the sub-protocol
+
+
+@dataclass(frozen=True)
+class Readings:
+    paper: str  # the key of results/<paper>_readings (the file's stem)
+    title: str
+    tables: tuple  # config names
+    settings: dict  # setting -> value -> {"set": patch, "grounds": text}
+    readings: dict  # reading -> {setting: value}, in declared order
+    fixed: dict  # setting -> grounds, for the settings not varied
+
+    def folder(self, results: Path) -> Path:
+        return Path(results) / f"{self.paper}_readings"
+
+
+def load_readings(path) -> Readings:
+    """Parse and check a readings file; ConfigError 'file: key: reason' for anything wrong."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: invalid YAML: {str(e).splitlines()[0]}") from None
+    where = str(path)
+    if not isinstance(raw, dict) or not {"tables", "settings", "readings"} <= set(raw):
+        raise ConfigError(f"{where}: needs tables, settings and readings")
+    settings = raw["settings"]
+    if not isinstance(settings, dict) or not settings:
+        raise ConfigError(f"{where}: settings: a mapping of setting -> value -> {{set, grounds}}")
+    for name, values in settings.items():
+        if not isinstance(values, dict) or not values:
+            raise ConfigError(f"{where}: settings.{name}: a mapping of value -> {{set, grounds}}")
+        for value, spec in values.items():
+            at = f"{where}: settings.{name}.{value}"
+            if not isinstance(spec, dict) or not str(spec.get("grounds", "")).strip():
+                raise ConfigError(f"{at}: every value needs its grounds (paper, code or "
+                                  "convention)")
+            _check_patch(spec.get("set") or {}, at)
+    readings = raw["readings"]
+    if not isinstance(readings, dict) or not readings:
+        raise ConfigError(f"{where}: readings: a mapping of reading -> {{setting: value}}")
+    for name, choice in readings.items():
+        at = f"{where}: readings.{name}"
+        if not isinstance(choice, dict) or set(choice) != set(settings):
+            raise ConfigError(f"{at}: give one value for each setting: {', '.join(settings)}")
+        for setting, value in choice.items():
+            if value not in settings[setting]:
+                raise ConfigError(f"{at}.{setting}: {value!r} is not a value of that setting; "
+                                  f"values: {', '.join(map(str, settings[setting]))}")
+    tables = raw["tables"]
+    if not isinstance(tables, list) or not tables:
+        raise ConfigError(f"{where}: tables: a list of config names")
+    return Readings(path.stem, raw.get("paper", path.stem), tuple(tables), settings,
+                    dict(readings), raw.get("fixed", {}) or {})
+
+
+def _check_patch(patch, where: str) -> None:
+    if not isinstance(patch, dict):
+        raise ConfigError(f"{where}.set: a mapping")
+    for key, value in patch.items():
+        if key in SETTABLE:
+            bad = set(value) - SETTABLE[key] if isinstance(value, dict) else {key}
+            if bad:
+                raise ConfigError(f"{where}.set.{key}: may set only "
+                                  f"{', '.join(sorted(SETTABLE[key]))}")
+        elif key == "algorithms":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}.set.algorithms: a mapping of algorithm -> parameters")
+            for algorithm, params in value.items():
+                stated = sorted(set(params or {}) & STATED)
+                if stated:
+                    raise ConfigError(f"{where}.set.algorithms.{algorithm}: {', '.join(stated)} "
+                                      "is stated by the paper and never varied")
+        elif key != "labels":
+            raise ConfigError(f"{where}.set: unknown key {key!r}; allowed: algorithms, data, "
+                              "labels, protocol")
+
+
+def reading_config(config: Config, readings: Readings, reading: str) -> Config:
+    """The config with every setting of `reading` applied (its name unchanged)."""
+    raw = copy.deepcopy(config.raw)
+    for setting, value in readings.readings[reading].items():
+        patch = readings.settings[setting][value].get("set") or {}
+        for key in SETTABLE:
+            if key in patch:
+                raw.setdefault(key, {}).update(patch[key])
+        if "labels" in patch:
+            raw["labels"] = patch["labels"]
+            for spec in raw["methods"].values():
+                spec.pop("labels", None)
+        for algorithm, params in (patch.get("algorithms") or {}).items():
+            for spec in raw["methods"].values():
+                if spec["algorithm"] == algorithm:
+                    spec.update(params)
+    return parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
+                        default_name=config.name)
+
+
+def phase_ks(config: Config, phase: str) -> tuple:
+    """The k values of a phase: "select" the odd k, "validate" the held-out even k, "full" all
+    of the config's."""
+    if phase == "full":
+        return config.k
+    parity = 1 if phase == "select" else 0
+    ks = tuple(k for k in config.k if k % 2 == parity)
+    if not ks:
+        raise ConfigError(f"{config.name}: no {'odd' if parity else 'even'} k to {phase} on")
+    return ks
+
+
+def phase_config(config: Config, phase: str) -> Config:
+    """The sub-protocol of a phase: RUNS runs at its k (the config's runs for "full")."""
+    runs = config.runs if phase == "full" else min(RUNS, config.runs)
+    return config.with_overrides(k=phase_ks(config, phase), runs=runs)
+
+
+def donor_folders(results: Path) -> list:
+    """Every results folder whose rows a reading may take: the tables and the readings' runs."""
+    results = Path(results)
+    return sorted({p.parent for p in [*results.glob("*/manifest.json"),
+                                      *results.glob("*_readings/*/*/manifest.json")]})
+
+
+def run_reading(readings: Readings, reading: str, phase: str, configs: Path, results: Path,
+                tables=None, jobs: int = 1, progress: bool = True) -> dict:
+    """Run (or resume) `reading` on the sub-protocol `phase` for each table; {table: folder}."""
+    folders = {}
+    for name in tables or readings.tables:
+        config = reading_config(load_config(Path(configs) / f"{name}.yaml"), readings, reading)
+        out = readings.folder(results) / reading / name
+        run(phase_config(config, phase), out, jobs=jobs, progress=progress,
+            donors=donor_folders(results))
+        folders[name] = out
+    return folders
+

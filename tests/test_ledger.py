@@ -1,0 +1,66 @@
+"""The committed report is the ledger: recomputed from the committed runs, it must not move.
+
+results/REPRODUCTION.csv holds every table's rows (published, ours, 95% interval, verdict). A
+commit that changes a table's runs.csv without regenerating the report, or the report without
+the runs, fails here; a commit whose code changes a table's runs fails test_check's bitwise
+recomputation of the table's check pairs, which every table has.
+"""
+
+import difflib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from docfact.cli import main
+from docfact.config import load_config
+from docfact.report.fidelity import ledger
+from tests.test_check import COMMITTED
+from tests.test_runner import small_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+def _changes(old: str, new: str) -> str:
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), "committed", "recomputed",
+                                 n=0, lineterm="")
+    return "\n".join(list(lines)[:20])
+
+
+def test_committed_report_equals_the_ledger_recomputed_from_the_runs():
+    committed = (ROOT / "results" / "REPRODUCTION.csv").read_text()
+    fresh = ledger(ROOT / "results")
+    assert fresh == committed, ("results/REPRODUCTION.csv differs from the committed runs "
+                                "(regenerate it with `docfact report`):\n"
+                                + _changes(committed, fresh))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_table_is_committed_and_its_check_pairs_recomputed(path):
+    """Every config's results are committed, so test_committed_results_reproduce recomputes
+    its check pairs bitwise (pairs among the committed runs)."""
+    config = load_config(path)
+    assert path in COMMITTED, f"{config.name}: no committed results, so nothing checks them"
+    pairs = config.check["pairs"]
+    assert pairs and all(r < config.runs for _, r in pairs), pairs
+
+
+def test_the_ledger_moves_with_a_changed_run(tmp_path):
+    results = tmp_path / "results"
+    cfg = small_config(tmp_path, runs=2, k=(2, 3), name="gnmf_small")
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(results / "gnmf_small"),
+                                    "--quiet", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    before = ledger(results)
+    assert "gnmf_small,table,GNMF,AC,0.9760" in before
+    runs = results / "gnmf_small" / "runs.csv"
+    lines = runs.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if ",GNMF,ok," in line)
+    fields = lines[i].split(",")
+    fields[4] = "0.5" if fields[4] != "0.5" else "0.25"  # one run's AC
+    lines[i] = ",".join(fields)
+    runs.write_text("\n".join(lines) + "\n")
+    after = ledger(results)
+    assert after != before
+    assert "gnmf_small,table,GNMF,AC" in _changes(before, after)

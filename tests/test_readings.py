@@ -1,0 +1,195 @@
+"""Readings of unstated settings: declared as data, applied to configs, scored, one chosen."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from docfact.cli import main
+from docfact.config import load_config, parse_config
+from docfact.errors import ConfigError
+from docfact.experiment import readings as rd
+from docfact.report.readings import SE_FLOOR, choose, score_rows, summary
+from tests.test_runner import small_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _config(published):
+    raw = {"data": {"view": "gnmf_tdt2"}, "protocol": {"k": "2..5", "runs": 4},
+           "methods": {"A": {"algorithm": "kmeans"}, "B": {"algorithm": "kmeans"}},
+           "report": {"unit": "fraction"}, "published": {"source": "s", **published}}
+    return parse_config(raw, "test")
+
+
+def _runs(values):
+    """{(method, k): [ac per run]} -> runs frame (nmi = ac)."""
+    rows = [{"k": k, "run": r, "method": m, "status": "ok", "ac": v, "nmi": v}
+            for (m, k), vs in values.items() for r, v in enumerate(vs)]
+    return pd.DataFrame(rows)
+
+
+def test_score_is_the_distance_in_standard_errors_at_the_phase_k():
+    config = _config({"ac": {"A": {3: 0.8, 5: 0.6, 2: 0.1, 4: 0.1}}})
+    runs = _runs({("A", 3): [0.7, 0.9, 0.8, 1.0], ("A", 5): [0.5, 0.7, 0.6, 0.2],
+                   ("A", 2): [0.0] * 4, ("A", 4): [0.0] * 4})
+    rows = score_rows(config, runs, (3, 5), max_runs=3)  # runs 0-2 at the odd k only
+    assert len(rows) == 1  # B and NMI have no published values
+    row = rows.iloc[0]
+    a3, a5 = np.array([0.7, 0.9, 0.8]), np.array([0.5, 0.7, 0.6])
+    ours = (a3.mean() + a5.mean()) / 2
+    se = np.sqrt(a3.var(ddof=1) / 3 + a5.var(ddof=1) / 3) / 2
+    assert row["ours"] == pytest.approx(ours)
+    assert row["published"] == pytest.approx(0.7)  # the mean of the published 0.8 and 0.6
+    assert row["se"] == pytest.approx(se)
+    assert row["z"] == pytest.approx(abs(ours - 0.7) / se)
+    assert row["n"] == 6
+    assert row["verdict"] == "within CI"
+
+
+def test_a_row_without_spread_is_scored_against_the_floor():
+    config = _config({"ac": {"A": {3: 0.9}}, "nmi": {"A": {3: 0.5}}})
+    rows = score_rows(config, _runs({("A", 3): [0.95] * 5}), (3,))
+    ac, nmi = rows.set_index("metric").loc["AC"], rows.set_index("metric").loc["NMI"]
+    assert ac["se"] == 0 and ac["z"] == pytest.approx(0.05 / SE_FLOOR)
+    assert ac["verdict"] == "outside"
+    assert nmi["z"] == pytest.approx(0.45 / SE_FLOOR)
+    s = summary(rows)
+    assert s == {"score": pytest.approx((10 + 90) / 2), "agree": 0, "rows": 2}
+
+
+def test_a_method_missing_a_k_is_not_scored():
+    config = _config({"ac": {"A": {3: 0.9, 5: 0.9}}})
+    assert score_rows(config, _runs({("A", 3): [0.9, 0.8]}), (3, 5)).empty
+
+
+def test_choose_takes_the_lowest_score_and_the_first_declared_on_ties():
+    assert choose({"a": 3.0, "b": 1.5, "c": np.nan}) == "b"
+    assert choose({"a": 2.0, "b": 2.0}) == "a"
+    assert choose({"a": np.nan, "b": 9.0}) == "b"
+    with pytest.raises(ValueError):
+        choose({"a": np.nan})
+
+
+def _readings_file(tmp_path, **changes):
+    spec = {"tables": ["gnmf_tdt2"],
+            "settings": {"weighting": {"subset": {"set": {"data": {"weight_on": "subset"}},
+                                                  "grounds": "code"},
+                                       "corpus": {"set": {"data": {"weight_on": "corpus"}},
+                                                  "grounds": "paper"}},
+                         "starts": {"one": {"grounds": "code"},
+                                    "best10": {"set": {"algorithms": {
+                                        "kmeans": {"n_replicates": 10}}},
+                                        "grounds": "convention"}},
+                         "read-out": {"k-means": {"grounds": "code"},
+                                      "argmax": {"set": {"labels": "argmax"},
+                                                 "grounds": "paper"}}},
+            "readings": {"reference": {"weighting": "subset", "starts": "one",
+                                       "read-out": "k-means"},
+                         "corpus-best10": {"weighting": "corpus", "starts": "best10",
+                                           "read-out": "argmax"}}}
+    spec.update(changes)
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+def test_a_reading_sets_its_values_on_every_method_it_names(tmp_path):
+    spec = rd.load_readings(_readings_file(tmp_path))
+    config = load_config(ROOT / "configs" / "lccf_tdt2.yaml")
+    same = rd.reading_config(config, spec, "reference")
+    assert same.protocol_hash() == config.protocol_hash()
+    other = rd.reading_config(config, spec, "corpus-best10")
+    assert other.weight_on == "corpus"
+    kmeans = [m for m in other.methods if m.algorithm == "kmeans"]
+    assert len(kmeans) == 4 and all(m.params["n_replicates"] == 10 for m in kmeans)
+    assert all(m.params.get("kernel") == c.params.get("kernel")  # the rest untouched
+               for m, c in zip(other.methods, config.methods, strict=True))
+    # the read-out replaces every factorization's label reader, the NC-weighted ones' too
+    assert {m.labels["rule"] for m in other.methods if m.factorizes} == {"argmax"}
+
+
+def test_the_committed_corpus_table_is_the_corpus_reading():
+    """The reason the corpus readings cost nothing: their rows are the committed table's."""
+    spec = rd.load_readings(ROOT / "configs" / "readings" / "gnmf.yaml")
+    for corpus in ("tdt2", "reuters"):
+        config = load_config(ROOT / "configs" / f"gnmf_{corpus}.yaml")
+        committed = load_config(ROOT / "configs" / f"gnmf_{corpus}_corpus.yaml")
+        assert rd.reading_config(config, spec, "corpus").protocol_hash() == \
+            committed.protocol_hash()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"starts": {"one": {"grounds": "code"},
+                 "lam": {"set": {"algorithms": {"gnmf": {"lam": 100}}}, "grounds": "x"}}},
+     "lam is stated by the paper"),
+    ({"starts": {"one": {"grounds": ""}}}, "needs its grounds"),
+    ({"starts": {"one": {"set": {"protocol": {"runs": 3}}, "grounds": "x"}}},
+     "may set only nmi"),
+])
+def test_stated_settings_and_ungrounded_values_are_refused(tmp_path, change, message):
+    path = _readings_file(tmp_path)
+    spec = yaml.safe_load(path.read_text())
+    spec["settings"].update(change)
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    with pytest.raises(ConfigError, match=message):
+        rd.load_readings(path)
+
+
+def test_a_reading_must_give_every_setting_a_declared_value(tmp_path):
+    with pytest.raises(ConfigError, match="one value for each setting"):
+        rd.load_readings(_readings_file(tmp_path, readings={"r": {"weighting": "subset"}}))
+    with pytest.raises(ConfigError, match="not a value of that setting"):
+        rd.load_readings(_readings_file(tmp_path, readings={"r": {
+            "weighting": "idf", "starts": "one", "read-out": "k-means"}}))
+
+
+def test_phases_split_the_k_into_odd_and_held_out_even():
+    config = load_config(ROOT / "configs" / "gnmf_tdt2.yaml")
+    assert rd.phase_ks(config, "select") == (3, 5, 7, 9)
+    assert rd.phase_ks(config, "validate") == (2, 4, 6, 8, 10)
+    sub = rd.phase_config(config, "select")
+    assert (sub.k, sub.runs) == ((3, 5, 7, 9), rd.RUNS)
+    assert rd.phase_config(config, "full").k == config.k
+
+
+def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, monkeypatch):
+    """End to end on the real data: the reference reading takes every row of the committed
+    table (no method runs), the other computes only the method it changes; one is chosen on
+    k = 3 and validated on k = 2; the landscape files are written."""
+    monkeypatch.setattr(rd, "RUNS", 2)
+    configs, results = tmp_path / "configs", tmp_path / "results"
+    (configs / "readings").mkdir(parents=True)
+    small_config(configs, runs=2, k=(2, 3), name="gnmf_tdt2")
+    spec = yaml.safe_load(_readings_file(tmp_path).read_text())
+    spec["settings"] = {"starts": spec["settings"]["starts"]}
+    spec["readings"] = {"reference": {"starts": "one"}, "best10": {"starts": "best10"}}
+    (configs / "readings" / "toy.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    ok = CliRunner().invoke(main, ["run", str(configs / "gnmf_tdt2.yaml"), "--out",
+                                   str(results / "gnmf_tdt2"), "--quiet", "--jobs", "1"])
+    assert ok.exit_code == 0, ok.output
+    res = CliRunner().invoke(main, ["readings", "toy", "--configs", str(configs),
+                                    "--results", str(results)])
+    assert res.exit_code == 0, res.output
+    out = results / "toy_readings"
+    ref = pd.read_csv(out / "reference" / "gnmf_tdt2" / "timings.csv")
+    assert (ref["seconds"] == 0).all()  # taken from the committed table
+    best = pd.read_csv(out / "best10" / "gnmf_tdt2" / "timings.csv")
+    assert (best.loc[best.method != "K-means", "seconds"] == 0).all()
+    committed = pd.read_csv(results / "gnmf_tdt2" / "runs.csv")
+    mine = pd.read_csv(out / "reference" / "gnmf_tdt2" / "runs.csv")
+    assert 3 in set(mine.k)
+    pd.testing.assert_frame_equal(mine, committed[committed.k.isin(set(mine.k))]
+                                  .reset_index(drop=True))
+    land = pd.read_csv(out / "readings.csv")
+    assert list(land["reading"]) == ["reference", "best10"]
+    assert land["chosen"].sum() == 1
+    winner = land[land["chosen"]].iloc[0]
+    assert winner["select_score"] == land["select_score"].min()
+    assert not np.isnan(winner["validate_score"])
+    assert (out / "readings.png").exists() and (out / "readings.md").exists()
+    chosen_runs = pd.read_csv(out / winner["reading"] / "gnmf_tdt2" / "runs.csv")
+    assert set(chosen_runs["k"]) == {2, 3}  # validated on the held-out k = 2
