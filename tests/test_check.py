@@ -64,6 +64,23 @@ def test_a_changed_committed_row_is_caught(committed, tmp_path):
     assert any("k=3 run=0 NMF: AC" in f and "!= committed" in f for f in failures), failures
 
 
+def test_a_moved_objective_is_caught_when_the_labels_are_not(committed, tmp_path):
+    """A change of the numbers that leaves an easy run's labels alone still fails: the final
+    objective must agree to a relative 1e-9 (a last-bit difference passes)."""
+    config, folder = committed
+    runs = pd.read_csv(folder / "runs.csv", keep_default_na=False)
+    at = (runs.k == 3) & (runs.run == 0) & (runs.method == "GNMF")
+    last_bit = runs.copy()
+    last_bit.loc[at, "objective"] = repr(float(runs.loc[at, "objective"].iloc[0]) * (1 + 1e-15))
+    (tmp_path / "runs.csv").write_text(last_bit.to_csv(index=False))
+    assert not any("objective" in f for f in check(config, tmp_path))
+    runs.loc[at, "objective"] = repr(float(runs.loc[at, "objective"].iloc[0]) * (1 + 1e-6))
+    (tmp_path / "runs.csv").write_text(runs.to_csv(index=False))
+    failures = check(config, tmp_path)
+    assert any("k=3 run=0 GNMF: objective" in f for f in failures), failures
+    assert not any(": AC" in f or ": NMI" in f for f in failures), failures
+
+
 @pytest.mark.filterwarnings("ignore:.*encountered:RuntimeWarning")  # the broken rule diverges
 def test_a_broken_update_rule_is_caught(committed, monkeypatch):
     """GNMF with lambda dropped from the V update's denominator no longer reproduces."""

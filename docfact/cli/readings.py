@@ -63,9 +63,13 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     from docfact.report.readings import choose
 
     winner = choose(dict(zip(complete["reading"], complete["select_score"], strict=True)))
-    if (landscape["status"] != "complete").any():
-        click.echo(f"{spec.paper}: some readings are not complete; the choice of {winner} is "
-                   "provisional and not validated", err=True)
+    missing = landscape.loc[landscape["status"] != "complete", "reading"].tolist()
+    if missing:
+        click.echo(f"{spec.paper}: not complete: {', '.join(missing)}; the choice of {winner} "
+                   "holds among the readings computed", err=True)
+    if set(missing) & set(todo):
+        click.echo(f"{spec.paper}: {winner} not validated (readings asked for are missing)",
+                   err=True)
     elif not score_only:
         click.echo(f"{spec.paper}: validating {winner} (even k, {RUNS} runs)", err=True)
         run_reading(spec, winner, "validate", configs, results, chosen_tables, jobs)
@@ -75,7 +79,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
         landscape[f"validate_{col}"] = np.where(landscape["chosen"],
                                                 held[f"select_{col}"].iloc[0], np.nan)
     if held["status"].iloc[0] != "complete":
-        landscape.loc[landscape["chosen"], "validate_score"] = np.nan
+        landscape.loc[:, ["validate_score", "validate_agree", "validate_rows"]] = np.nan
     rows = pd.concat([rows, held_rows], ignore_index=True)
     out = spec.folder(results)
     title = spec.title + ("" if set(chosen_tables) == set(spec.tables) else
