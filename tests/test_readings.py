@@ -189,7 +189,7 @@ def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, 
     assert land["chosen"].sum() == 1
     winner = land[land["chosen"]].iloc[0]
     assert winner["select_score"] == land["select_score"].min()
-    assert not np.isnan(winner["validate_score"])
+    assert not np.isnan(winner["validate_score"]) and winner["validate_status"] == "complete"
     assert (out / "readings.png").exists() and (out / "readings.md").exists()
     chosen_runs = pd.read_csv(out / winner["reading"] / "gnmf_tdt2" / "runs.csv")
     assert set(chosen_runs["k"]) == {2, 3}  # validated on the held-out k = 2

@@ -78,8 +78,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     for col in ("score", "agree", "rows"):
         landscape[f"validate_{col}"] = np.where(landscape["chosen"],
                                                 held[f"select_{col}"].iloc[0], np.nan)
-    if held["status"].iloc[0] != "complete":
-        landscape.loc[:, ["validate_score", "validate_agree", "validate_rows"]] = np.nan
+    landscape["validate_status"] = np.where(landscape["chosen"], held["status"].iloc[0], "")
     rows = pd.concat([rows, held_rows], ignore_index=True)
     out = spec.folder(results)
     title = spec.title + ("" if set(chosen_tables) == set(spec.tables) else
@@ -90,7 +89,8 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
         click.echo(f"{spec.paper}: {winner}, full protocol", err=True)
         run_reading(spec, winner, "full", configs, results, chosen_tables, jobs)
     click.echo(tabulate(landscape[["reading", "status", "select_score", "select_agree",
-                                   "select_rows", "validate_score", "validate_agree"]],
+                                   "select_rows", "validate_status", "validate_score",
+                                   "validate_agree"]],
                         headers="keys", showindex=False, floatfmt=".2f", tablefmt="github"))
     click.echo(f"chosen: {winner}; landscape in {out}/", err=True)
 
@@ -145,4 +145,6 @@ def _markdown(path: Path, spec, landscape: pd.DataFrame, tables) -> None:
     lines += ["", "## Landscape", "",
               tabulate(landscape.drop(columns=["tables"]), headers="keys", showindex=False,
                        floatfmt=".3f", tablefmt="github"), "", "![readings](readings.png)", ""]
+    if spec.notes:
+        lines += ["## Notes", "", spec.notes.strip(), ""]
     atomic.write_text(path, "\n".join(lines))

@@ -15,6 +15,7 @@ readings, each one value per setting:
       reference: {weighting: subset}
       corpus: {weighting: corpus}
     fixed: {graph weight: "paper, Eq. 6: 0-1 weights"}   # not varied, and why
+    notes: free text shown in readings.md
 
 A value's `set` may hold `data` (weight_on, weighting), `protocol` (nmi), `labels` (the label
 reader of every factorization) and `algorithms` (algorithm -> parameters, for every method of
@@ -50,6 +51,7 @@ class Readings:
     settings: dict  # setting -> value -> {"set": patch, "grounds": text}
     readings: dict  # reading -> {setting: value}, in declared order
     fixed: dict  # setting -> grounds, for the settings not varied
+    notes: str = ""  # what a reader of the landscape should know (shown in readings.md)
 
     def folder(self, results: Path) -> Path:
         return Path(results) / f"{self.paper}_readings"
@@ -94,7 +96,7 @@ def load_readings(path) -> Readings:
     if not isinstance(tables, list) or not tables:
         raise ConfigError(f"{where}: tables: a list of config names")
     return Readings(path.stem, raw.get("paper", path.stem), tuple(tables), settings,
-                    dict(readings), raw.get("fixed", {}) or {})
+                    dict(readings), raw.get("fixed", {}) or {}, raw.get("notes", ""))
 
 
 def _check_patch(patch, where: str) -> None:

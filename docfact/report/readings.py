@@ -106,7 +106,12 @@ def plot_landscape(stem: Path, landscape: pd.DataFrame, title: str) -> list:
         ax.barh(y[i], landscape["select_score"].fillna(0).iloc[i], color="none",
                 edgecolor="black", hatch="//")
     held = landscape["validate_score"].to_numpy(float)
-    ax.plot(held, y, "o", color="tab:red", label="validation: held-out even k")
+    done = landscape["validate_status"].eq("complete").to_numpy()
+    ax.plot(np.where(done, held, np.nan), y, "o", color="tab:red",
+            label="validation: held-out even k")
+    if (~done & ~np.isnan(held)).any():
+        ax.plot(np.where(done, np.nan, held), y, "o", mfc="none", color="tab:red",
+                label="validation, partial")
     ax.set_yticks(y, [f"{r} ({a}/{n})" if not np.isnan(s) else f"{r} (not run)"
                       for r, a, n, s in zip(landscape["reading"], landscape["select_agree"],
                                             landscape["select_rows"],
