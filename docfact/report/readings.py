@@ -120,8 +120,8 @@ def plot_landscape(stem: Path, landscape: pd.DataFrame, title: str) -> list:
     ax.set_xlabel("mean |ours - published| / SE over the paper's rows (lower is closer)")
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"{title}: readings of the unstated settings (rows in agreement in brackets; "
-                 "hatched: partial)", fontsize=9)
+    ax.set_title(f"{title}: readings of the unstated settings\n(rows in agreement in "
+                 "brackets; hatched: partial)", fontsize=9)
     paths = save(fig, stem)
     plt.close(fig)
     return paths
