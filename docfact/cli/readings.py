@@ -75,8 +75,9 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
         run_reading(spec, winner, "validate", configs, results, chosen_tables, jobs)
     held, held_rows = _landscape(spec, chosen_tables, results, "validate", [winner])
     landscape["chosen"] = landscape["reading"] == winner
+    scored = held["select_rows"].iloc[0] > 0
     for col in ("score", "agree", "rows"):
-        landscape[f"validate_{col}"] = np.where(landscape["chosen"],
+        landscape[f"validate_{col}"] = np.where(landscape["chosen"] & scored,
                                                 held[f"select_{col}"].iloc[0], np.nan)
     landscape["validate_status"] = np.where(landscape["chosen"], held["status"].iloc[0], "")
     rows = pd.concat([rows, held_rows], ignore_index=True)
@@ -111,6 +112,9 @@ def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
                 continue
             config = load_config(folder / "config.yaml")
             scored, done = folder_rows(folder, phase_ks(config, phase), RUNS)
+            if scored.empty:  # no run of this phase yet
+                state.append(False)
+                continue
             parts.append(scored.assign(reading=reading, phase=phase))
             state.append(done)
         rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
