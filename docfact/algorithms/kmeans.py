@@ -78,6 +78,8 @@ class KMeans(ClusterMixin, BaseEstimator):
         check_int("n_clusters", self.n_clusters, 1)
         check_int("n_replicates", self.n_replicates, 1)
         check_option("init", self.init, INITS)
+        if self.init != "random" and self.form != "scaled":
+            raise ValueError("init='k-means++' needs form='scaled'")
         check_int("max_iter", self.max_iter, 1)
         check_kernel_params(self.kernel, self.degree, self.ncw)
         check_option("metric", self.metric, ("euclidean", "cosine"))
