@@ -317,8 +317,8 @@ def _alive(pid: int) -> bool:
 def test_a_killed_main_process_leaves_no_worker_and_the_run_resumes(tmp_path, who):
     """SIGKILL the main process alone (its workers are not signalled) or its whole group,
     mid-protocol: within seconds no worker is left, and a resume gives the clean records."""
-    cfg = tiny_config(tmp_path, runs=12, methods={
-        "NMF": {"algorithm": "nmf", "max_iter": 3000, "min_iter": 3000, "n_restarts": 3}})
+    cfg = tiny_config(tmp_path, runs=6, methods={
+        "NMF": {"algorithm": "nmf", "max_iter": 2000, "min_iter": 2000, "n_restarts": 2}})
     clean = tmp_path / "clean"
     assert cli("run", cfg, "--out", clean, "--jobs", 1, "--quiet").exit_code == 0
     out = tmp_path / "killed"
