@@ -97,7 +97,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             _write_manifest(out, manifest, walls)
         taken = shared_rows(config, out, digest, donors) if todo else {}
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
-                                  taken.get((k, r), {}), os.getpid())
+                                  taken.get((k, r), {}),
+                                  os.getpid() if backend == "loky" else None)
                  for k, r in todo)
         bar = tqdm(total=len(todo), disable=not progress or not todo, unit="run",
                    desc=config.name, dynamic_ncols=True)
@@ -241,13 +242,13 @@ def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict,
             main: int | None = None) -> tuple:
     """Every method of the config on one sampled subset: (records, timings). The methods in
     `taken` (name: record of another table, see shared_rows) get that record, in no time.
-    main: the pid of the process that dispatched the run; in another process (a worker), the
-    worker ends when its parent has gone (see _end_with_parent).
+    main: the pid of the process that dispatched the run to a local worker process (None on
+    dask): the worker ends when that parent has gone (see _end_with_parent).
 
     Documents that cannot be weighted (no term left on this subset) fail the run for every
     method, recorded with the reason, rather than stopping the table."""
     if main is not None and os.getpid() != main:
-        _end_with_parent()
+        _end_with_parent(main)
     with threadpool_limits(1):
         try:
             X, unusable = prepare(config, X), None
@@ -279,24 +280,23 @@ def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict,
     return rows, timings
 
 
-_watched = []  # the parent pid a worker's watchdog thread follows, once started
+_watching = []  # a worker's watchdog thread, once started
 
 
-def _end_with_parent(interval: float = 0.5) -> None:
-    """In a worker process, start (once) a daemon thread that ends the process as soon as its
-    parent has gone: a main process killed with SIGKILL cannot stop its workers, and loky's
-    keep computing their run (and waiting for more) without it."""
-    if _watched:
+def _end_with_parent(main: int, interval: float = 0.5) -> None:
+    """In a worker process of `main` (loky's workers are its children), start (once) a daemon
+    thread that ends the process as soon as `main` is no longer its parent: a main process
+    killed with SIGKILL cannot stop its workers, and loky's keep computing their run."""
+    if _watching:
         return
-    parent = os.getppid()
-    _watched.append(parent)
 
     def watch():
-        while os.getppid() == parent:
+        while os.getppid() == main:
             time.sleep(interval)
         os._exit(1)
 
-    threading.Thread(target=watch, name="docfact-parent-watch", daemon=True).start()
+    _watching.append(threading.Thread(target=watch, name="docfact-watchdog", daemon=True))
+    _watching[0].start()
 
 
 def best_of(method, artefacts: Artefacts, k: int, seed, y, n: int) -> tuple:
