@@ -367,3 +367,51 @@ def test_a_killed_main_process_leaves_no_worker_computing(tmp_path, who):
                 os.kill(p, signal.SIGKILL)
     with Lock(tmp_path / "out"):  # the folder is not left locked: a rerun resumes
         pass
+
+
+def test_a_method_named_by_a_bare_number_is_refused_up_front(tmp_path):
+    cfg = tiny_config(tmp_path, methods={1: {"algorithm": "kmeans"}})
+    res = cli("run", cfg, "--out", tmp_path / "out")
+    one_line_error(res, 2)
+    assert "methods name 1" in res.output and "quote a number" in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unterminated_quote_names_the_line_it_opens(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text('label,text\na,apple pear\nb,"plum\nc,comet star\nd,orbit\n')
+    res = cli("datasets", "info", path)
+    one_line_error(res, 1)
+    assert f"{path}, line 3: a quoted text opened on this line is never closed" in res.output
+
+
+def test_a_declared_shape_beyond_memory_is_refused_unallocated(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "huge.npz"
+    np.savez(path, data=np.ones(1), indices=np.zeros(1, np.int32),
+             indptr=np.r_[0, np.ones(60, np.int32)], shape=np.array([60, 10**12]),
+             format=np.array(b"csr"), labels=np.r_[np.ones(30, int), 2 * np.ones(30, int)])
+    res = cli("datasets", "info", path)
+    one_line_error(res, 1)
+    assert "shape 60 x 1000000000000 exceeds what this machine can hold" in res.output
+    assert "DOCFACT_MEMORY" in res.output
+
+
+def test_a_public_copy_must_be_the_published_bytes(empty_cache, mirror_dir, tmp_path,
+                                                   monkeypatch):
+    """The mirror's 20 Newsgroups tarball rebuilds the published files: accepted from the
+    mirror by its content, refused from a public address (not the published sha256)."""
+    import dataclasses
+
+    from docfact.datasets.fetch import fetch
+    from docfact.datasets.registry import entry, registry
+    from docfact.errors import DataError
+
+    public = (mirror_dir / "20news-bydate.tar.gz").as_uri()
+    monkeypatch.setitem(registry(), "20newsgroups",
+                        dataclasses.replace(entry("20newsgroups"), urls=(public,)))
+    monkeypatch.delenv("DOCFACT_MIRROR")
+    with pytest.raises(DataError, match="sha256 mismatch"):
+        fetch("20newsgroups")
+    assert fetch("20newsgroups", mirror=mirror_dir).exists()
