@@ -197,8 +197,9 @@ def _corpus(name: str, X, labels, vocabulary, names) -> Corpus:
     for what, value in (("vocabulary", vocabulary), ("label_names", names)):
         if value is not None and np.asarray(value).dtype.kind not in "US":
             raise DataError(f"{name}: {what} must be text, got {np.asarray(value).dtype} values")
-    return Corpus(name, sp.csr_matrix(X, dtype=np.float64), labels.ravel().astype(np.int64),
-                  vocabulary, names)
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.eliminate_zeros()  # a stored zero is no count (and has no logarithm)
+    return Corpus(name, X, labels.ravel().astype(np.int64), vocabulary, names)
 
 
 def _read_table(path: Path, name: str) -> Corpus:
