@@ -119,7 +119,7 @@ def save_npz(path, corpus: Corpus) -> None:
 
 
 # What a malformed file can make numpy's, scipy's or zipfile's readers raise.
-_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError,
+_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError, AttributeError,
                NotImplementedError, MatReadError, zipfile.BadZipFile, zlib.error, struct.error)
 
 
