@@ -23,6 +23,7 @@ import functools
 import hashlib
 import json
 import re
+import reprlib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from docfact import limits
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.methods import PAPER_NAMES, Method, keyword, paper_name
@@ -37,6 +39,9 @@ from docfact.experiment.methods import PAPER_NAMES, Method, keyword, paper_name
 METRICS = ("ac", "nmi")
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
               "number": "a number", "boolean": "true or false"}  # JSON Schema types in words
+FOLDER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")  # as the schema's `name`
+MAX_DEPTH = 32  # nested collections in a config (a paper's table needs 5)
+MAX_CONFIG_BYTES = 1 << 20
 _PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
 
 
@@ -115,6 +120,7 @@ class Config:
             fields["k"] = tuple(k)
         if runs is not None:
             fields["runs"] = runs
+        _check_sizes(fields["k"], fields["runs"], self.best_of, "--k and --runs")
         return Config(**fields)
 
 
@@ -122,19 +128,64 @@ def _digest(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases (a 2 KB file of `*a` references can stand for
+    billions of values) and with at most MAX_DEPTH nested collections (deeper ones exhaust
+    Python's stack)."""
+
+    depth = 0
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor} (configs hold no aliases: write the value "
+                "out)", event.start_mark)
+        if not isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            return super().compose_node(parent, index)
+        if self.depth >= MAX_DEPTH:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def parse_yaml(text: str, where: str):
+    """The value of a config's YAML text; ConfigError 'where: invalid YAML at line L, column
+    C: problem' for text that is not YAML, holds an alias or nests too deeply."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{where}: invalid YAML{at}: {problem}") from None
+    except (ValueError, RecursionError) as e:  # a date out of range, a too long integer
+        reason = ("an integer of more than 4300 digits" if "integer string conversion" in str(e)
+                  else _short(str(e), 100))
+        raise ConfigError(f"{where}: invalid YAML: {reason}") from None
+
+
 def load_config(path) -> Config:
     path = Path(path)
     try:
-        text = path.read_text()
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, the most a "
+                          "config may hold (a paper's table takes a few KiB)")
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                          "save the config as UTF-8") from None
+    raw = parse_yaml(text, str(path))
     try:
         return parse_config(raw, str(path), default_name=path.stem)
     except ConfigError as e:
@@ -151,7 +202,7 @@ def _with_line(message: str, where: str, text: str) -> str:
     if not sep:
         return message
     try:
-        node = yaml.compose(text)
+        node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
         return message
     line = None
@@ -176,8 +227,13 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     """Validate a config mapping (as read from YAML); `where` names it in error messages."""
     _check_schema(raw, where)
     name = raw.get("name", default_name)
+    if not FOLDER_NAME.fullmatch(name):
+        raise ConfigError(f"{where}: the file name gives the table the name {name!r}, which "
+                          "is no folder name; add a key name: (letters, digits, '_', '-', '.')")
     view = _view(raw["data"]["view"], f"{where}: data.view")
     k = _k_values(raw["protocol"]["k"], f"{where}: protocol.k")
+    _check_sizes(k, raw["protocol"]["runs"], raw["protocol"].get("best_of", 1),
+                 f"{where}: protocol")
     classes = _view_classes(view)
     if classes is not None and max(k) > classes:
         raise ConfigError(f"{where}: protocol.k: k={max(k)} exceeds the {classes} classes of "
@@ -245,6 +301,8 @@ def _schema_message(error, raw, where: str) -> str:
         node = node[key]
     keys = ".".join(path).replace(".[", "[")
     reason = _reason(error)
+    if "propertyNames" in error.schema_path:  # a key itself, such as a method's name
+        keys, reason = f"{keys} name {_short(error.instance)}", reason.rpartition("; got")[0]
     if error.validator == "additionalProperties":  # point at the unknown key itself
         unknown = sorted(set(map(str, error.instance)) - set(error.schema["properties"]))[0]
         keys = f"{keys}.{unknown}" if keys else unknown
@@ -286,14 +344,15 @@ def problems(path) -> list:
 
 def _reason(error) -> str:
     """A schema error in words, naming the allowed values."""
-    got = f"got {error.instance!r}"
+    got = f"got {_short(error.instance)}"
     described = error.schema.get("description") or (
         error.parent.schema.get("description") if error.parent else None)  # an anyOf branch
     if error.validator == "enum":
         return f"must be one of {', '.join(map(str, error.validator_value))}; {got}"
     if error.validator == "required":
         return f"missing key {next(k for k in error.validator_value if k not in error.instance)!r}"
-    if described and error.validator in ("anyOf", "pattern", "type", "minProperties"):
+    if described and error.validator in ("anyOf", "pattern", "type", "minProperties",
+                                         "minLength", "maxLength"):
         return f"must be {described}; {got}"
     if error.validator == "type":
         kinds = error.validator_value if isinstance(error.validator_value, list) else [
@@ -309,7 +368,14 @@ def _reason(error) -> str:
                  "uniqueItems": "a list without repeated values",
                  "minProperties": "a non-empty mapping"}
         return f"must be {words[error.validator]}; {got}"
-    return error.message
+    return _short(error.message, 200)
+
+
+def _short(value, limit: int = 60) -> str:
+    """repr(value), or text, cut to about `limit` characters: an error message never spells
+    out a long value."""
+    text = value if isinstance(value, str) and limit > 60 else reprlib.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @functools.cache
@@ -350,12 +416,24 @@ def _check(value, where, names, ks):
 
 def _k_values(value, where) -> tuple:
     """The k values of a schema-valid protocol.k: a list, one integer, or a range 'a..b'."""
+    if isinstance(value, list):
+        if len(set(value)) != len(value):
+            raise ConfigError(f"{where}: must be a list without repeated values; got "
+                              f"{_short(value)}")
+        return tuple(value)
     if not isinstance(value, str):
-        return tuple(value) if isinstance(value, list) else (value,)
+        return (value,)
     low, high = map(int, value.split(".."))
     if not 2 <= low <= high:
         raise ConfigError(f"{where}: the range 'a..b' needs 2 <= a <= b, got {value!r}")
+    limits.check_runs(high - low + 1, where, f"its {high - low + 1} k values (one run each)")
     return tuple(range(low, high + 1))
+
+
+def _check_sizes(k, runs: int, best_of: int, where: str) -> None:
+    """Refuse a protocol of more runs, or runs of more sub-runs, than memory holds."""
+    limits.check_runs(len(k) * runs, where, f"{len(k)} k values x {runs} runs")
+    limits.check_runs(best_of, where, f"{best_of} sub-runs (best_of) per run")
 
 
 def _labelled(fraction, methods, where: str):

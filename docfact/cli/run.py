@@ -117,16 +117,16 @@ def _time_here(name: str) -> str:
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv"]),
               default="markdown", show_default=True,
-              help="markdown: the tables as in tables.md (written again); latex: booktabs "
+              help="markdown: the tables as in tables.md; latex: booktabs "
                    "tables in the paper's layout, best of each k in bold; csv: one row per "
                    "metric, method and k.")
 def show(folder, fmt):
-    """Print a results folder's tables again (rebuilt from its files)."""
+    """Print a results folder's tables again (rebuilt from its files; nothing is written)."""
     from docfact.report import export
-    from docfact.report.tables import write_tables
+    from docfact.report.tables import tables
 
     if fmt == "markdown":
-        click.echo(write_tables(Path(folder)))
+        click.echo(tables(Path(folder))[0])
     else:
         click.echo({"latex": export.to_latex, "csv": export.to_csv}[fmt](Path(folder)), nl=False)
 

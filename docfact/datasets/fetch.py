@@ -6,7 +6,9 @@ URL), then the registry's public addresses in order. Every new copy lands in a t
 file next to its final place, passes the same verification whatever its source, and is
 moved into place with ``os.replace``, so a cache never holds a half-written file.
 
-A file that fails its check (cached or freshly fetched) is moved aside as ``<file>.corrupt``
+A public address's copy must have the published sha256 where the registry knows it; a mirror's
+copy of a tarball may instead be a rebuild of the same files (see `verify`). A file that fails
+its check (cached or freshly fetched) is moved aside as ``<file>.corrupt``
 (the last one is kept for inspection) and the next source is tried.
 """
 
@@ -95,7 +97,7 @@ def fetch(
     public = {}
     for label, address in sources:
         try:
-            _install(address, e, target)
+            _install(address, e, target, rebuild=bool(label))
             return target
         except OSError as exc:  # includes requests' errors and _Rejected
             if label:
@@ -111,25 +113,30 @@ def fetch(
     )
 
 
-def verify(path: Path, e: Entry) -> str | None:
-    """The check `path` fails as a copy of `e`'s file, or None when it passes."""
+def verify(path: Path, e: Entry, rebuild: bool = False) -> str | None:
+    """The check `path` fails as a copy of `e`'s file, or None when it passes: the sha256 of
+    the published bytes; for a `rebuild` (a mirror's or the cache's copy) of an entry with a
+    `content` spec, or an entry without a known sha256, that content instead."""
     if e.sha256:
         digest = pooch.file_hash(str(path))
-        if digest != e.sha256:
+        if digest == e.sha256:
+            return None
+        if not (rebuild and e.content):
             return f"sha256 mismatch (expected {e.sha256[:12]}..., got {digest[:12]}...)"
-        return None
     return _check_content(path, e.content)
 
 
 def _verify_cached(path: Path, e: Entry) -> str | None:
-    """Like `verify`, but content checks (slow) are skipped when the file's sha256 still
-    equals the one recorded after its last successful content check."""
-    if e.sha256:
+    """Like `verify` of a rebuild, but content checks (slow) are skipped when the file's
+    sha256 is the published one or still equals the one recorded after its last successful
+    content check."""
+    if not e.content:
         return verify(path, e)
+    digest = pooch.file_hash(str(path))
     stamp = _stamp(path)
-    if stamp.exists() and stamp.read_text().strip() == pooch.file_hash(str(path)):
+    if digest == e.sha256 or (stamp.exists() and stamp.read_text().strip() == digest):
         return None
-    problem = verify(path, e)
+    problem = _check_content(path, e.content)
     if problem is None:
         _write_stamp(path)
     return problem
@@ -144,17 +151,18 @@ def _write_stamp(path: Path) -> None:
     _stamp(path).write_text(pooch.file_hash(str(path)) + "\n")
 
 
-def _install(address: str, e: Entry, target: Path) -> None:
-    """Copy or download `address` into a temporary file, verify it, move it to `target`."""
+def _install(address: str, e: Entry, target: Path, rebuild: bool) -> None:
+    """Copy or download `address` into a temporary file, verify it (`rebuild`: a mirror's
+    copy, see verify), move it to `target`."""
     part = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
     try:
         _get(address, part)
-        problem = verify(part, e)
+        problem = verify(part, e, rebuild)
         if problem is not None:
             _quarantine(part, target)
             raise _Rejected(problem)
         os.replace(part, target)
-        if e.sha256 is None:
+        if e.content:
             _write_stamp(target)
     finally:
         part.unlink(missing_ok=True)

@@ -33,10 +33,11 @@ class Fingerprint:
 class Entry:
     """One file of the registry.
 
-    sha256 is None for tarballs whose published bytes are not known here; `content` then
-    says what their members must be: ``members`` maps a glob (matched against member
-    paths without a leading ``./``) to the number of regular files it must match, and
-    ``markers`` maps a byte string to its total number of occurrences in those files.
+    sha256 is that of the published bytes (None when not known here); `content` says what
+    the members of a tarball must be, checked when its sha256 is unknown or for a mirror's
+    rebuild of it: ``members`` maps a glob (matched against member paths without a leading
+    ``./``) to the number of regular files it must match, and ``markers`` maps a byte string
+    to its total number of occurrences in those files.
     """
 
     name: str

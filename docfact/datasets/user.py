@@ -29,17 +29,21 @@ they are; text labels (and folder names) are numbered 1..C in sorted order, thei
 
 import csv
 import hashlib
+import math
 import os
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
+import scipy.io
 import scipy.sparse as sp
 from scipy.io.matlab import MatReadError
 
-from docfact import atomic
+from docfact import atomic, limits
 from docfact.datasets.corpus import Corpus
-from docfact.datasets.loaders import counts, read_cai_mat
+from docfact.datasets.loaders import counts
 from docfact.datasets.registry import canonical, registry
 from docfact.errors import DataError
 
@@ -114,46 +118,109 @@ def save_npz(path, corpus: Corpus) -> None:
     atomic.write_with(path, write)
 
 
+# What a malformed file can make numpy's, scipy's or zipfile's readers raise.
+_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError, AttributeError,
+               NotImplementedError, MatReadError, zipfile.BadZipFile, zlib.error, struct.error)
+
+
 def _read_mat(path: Path, name: str) -> Corpus:
+    """fea and gnd of a MATLAB file, their declared shapes bounded before they are read."""
     try:
-        return read_cai_mat(path, name)
+        declared = {var: (shape, kind) for var, shape, kind in scipy.io.whosmat(path)}
+        for var in ("fea", "gnd"):
+            if var not in declared:
+                raise KeyError(var)
+        shape, kind = declared["fea"]
+        if len(shape) != 2:
+            raise DataError(f"{name}: 'fea' must be a documents x terms matrix, got shape "
+                            f"{' x '.join(map(str, shape))}")
+        limits.check_shape(shape, f"{name}: 'fea'")
+        if kind != "sparse":
+            limits.check_bytes(8 * shape[0] * shape[1], f"{name}: dense 'fea'")
+        limits.check_bytes(8 * math.prod(declared["gnd"][0]), f"{name}: 'gnd'")
+        mat = scipy.io.loadmat(path, variable_names=["fea", "gnd"])
+        return _corpus(name, mat["fea"], mat["gnd"], None, None)
     except KeyError as e:
         raise DataError(
             f"{name}: no {e.args[0]!r} variable; a .mat corpus holds 'fea' (documents x terms) "
             "and 'gnd' (labels)"
         ) from None
-    except (ValueError, TypeError, NotImplementedError, MatReadError) as e:
+    except _UNREADABLE as e:
         raise DataError(f"{name}: cannot read as a MATLAB file: {_reason(e)}") from None
 
 
 def _read_npz(path: Path, name: str) -> Corpus:
+    """The arrays of scipy.sparse.save_npz plus labels, each checked before the matrix is
+    built: sizes (uncompressed) and shape against memory, indices against the shape."""
     try:
-        X = sp.csr_matrix(sp.load_npz(path), dtype=np.float64)
         with np.load(path, allow_pickle=False) as z:
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise ValueError("a single array, not a zip of arrays")
+            limits.check_bytes(sum(i.file_size for i in z.zip.infolist()), name)
             if "labels" not in z.files:
                 raise DataError(f"{name}: no 'labels' array beside the sparse matrix")
-            labels = z["labels"].ravel()
+            shape = z["shape"] if "shape" in z.files else None
+            if shape is None or shape.shape != (2,) or shape.dtype.kind not in "iu" or min(
+                    shape) < 0:
+                raise ValueError(f"'shape' must hold two non-negative integers, got {shape}")
+            limits.check_shape(tuple(int(n) for n in shape), name)
+            labels = z["labels"]
             vocabulary = z["vocabulary"] if "vocabulary" in z.files else None
             names = tuple(z["label_names"].tolist()) if "label_names" in z.files else None
-    except (ValueError, KeyError, NotImplementedError, zipfile.BadZipFile) as e:
+        return _corpus(name, sp.load_npz(path), labels, vocabulary, names)
+    except DataError:
+        raise
+    except _UNREADABLE as e:
         raise DataError(
             f"{name}: not a sparse matrix as scipy.sparse.save_npz writes it: {_reason(e)}"
         ) from None
-    if labels.dtype.kind not in "iu":
+
+
+def _corpus(name: str, X, labels, vocabulary, names) -> Corpus:
+    """A corpus of the arrays read from a file, their types checked: a real 2-D matrix whose
+    indices lie within its shape, integer labels, text vocabulary and label names. ValueError
+    for a sparse matrix of inconsistent arrays."""
+    if not (sp.issparse(X) or isinstance(X, np.ndarray)) or X.ndim != 2:
+        raise DataError(f"{name}: the matrix must be documents x terms (2-D), got "
+                        f"{getattr(X, 'ndim', type(X).__name__)} dimensions")
+    if X.dtype.kind not in "biuf":
+        raise DataError(f"{name}: the matrix must hold real numbers, got {X.dtype} values")
+    if hasattr(X, "check_format"):  # csr, csc, bsr: indices within the shape, before any use
+        X.check_format(full_check=True)
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "iu" and not (labels.dtype.kind == "f" and labels.size and np.all(
+            np.isfinite(labels)) and np.all(labels == np.round(labels))):
         raise DataError(f"{name}: labels must be integers, got {labels.dtype} values")
-    return Corpus(name, X, labels.astype(np.int64), vocabulary, names)
+    if labels.size and (labels.min() < np.iinfo(np.int64).min or
+                        labels.max() > np.iinfo(np.int64).max):
+        raise DataError(f"{name}: labels must fit in 64-bit integers")
+    for what, value in (("vocabulary", vocabulary), ("label_names", names)):
+        if value is not None and np.asarray(value).dtype.kind not in "US":
+            raise DataError(f"{name}: {what} must be text, got {np.asarray(value).dtype} values")
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.eliminate_zeros()  # a stored zero is no count (and has no logarithm)
+    return Corpus(name, X, labels.ravel().astype(np.int64), vocabulary, names)
 
 
 def _read_table(path: Path, name: str) -> Corpus:
     """(label, text) rows of a .csv or .tsv file."""
     delimiter, separator = ("\t", "tab") if path.suffix.lower() == ".tsv" else (",", "comma")
+    limits.check_bytes(path.stat().st_size, name, limits.TEXT_FACTOR)
     # utf-8-sig: a byte-order mark (spreadsheet programs write one) is not part of the header
     with open(path, encoding="utf-8-sig", errors="replace", newline="") as f:
-        reader = csv.reader(f, delimiter=delimiter)
+        reader = csv.reader(f, delimiter=delimiter, strict=True)
+        rows, start = [], 1
         try:
-            rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+            for row in reader:
+                if any(c.strip() for c in row):
+                    rows.append((start, row))
+                start = reader.line_num + 1
         except csv.Error as e:
-            raise DataError(f"{name}, line {reader.line_num}: {e}") from None
+            if "unexpected end of data" in str(e):
+                raise DataError(f'{name}, line {start}: a quoted text opened on this line is '
+                                'never closed (a " without its closing ")') from None
+            raise DataError(f"{name}, line {reader.line_num}: {e}; quote a text that holds "
+                            f'a {separator} or a ", and double each " inside it') from None
     if rows and [c.strip().lower() for c in rows[0][1]] == ["label", "text"]:
         rows = rows[1:]
     for line, row in rows:
@@ -172,7 +239,7 @@ def _read_folder(path: Path, name: str) -> Corpus:
     classes = sorted(d for d in path.iterdir() if d.is_dir() and not d.name.startswith("."))
     if not classes:
         raise DataError(f"{name}: no class sub-folders (one sub-folder of text files per class)")
-    texts, labels = [], []
+    texts, labels, size = [], [], 0
     for folder in classes:
         files = sorted(
             f
@@ -181,6 +248,8 @@ def _read_folder(path: Path, name: str) -> Corpus:
         )
         if not files:
             raise DataError(f"{name}: class folder {folder.name!r} holds no files")
+        size += sum(f.stat().st_size for f in files)
+        limits.check_bytes(size, name, limits.TEXT_FACTOR)
         texts += [f.read_text(encoding="utf-8", errors="replace") for f in files]
         labels += [folder.name] * len(files)
     return _from_texts(name, texts, labels)
@@ -214,6 +283,8 @@ def _check(corpus: Corpus, name: str) -> None:
     n, terms = corpus.X.shape
     if n == 0:
         raise DataError(f"{name}: no documents")
+    if terms == 0:
+        raise DataError(f"{name}: no terms (the matrix has no columns)")
     if corpus.y.shape != (n,):
         raise DataError(f"{name}: {corpus.y.size} labels for {n} documents")
     if not np.all(np.isfinite(corpus.X.data)) or np.any(corpus.X.data < 0):

@@ -22,6 +22,7 @@ import pandas as pd
 from docfact.config import Config
 from docfact.errors import DocfactError
 from docfact.experiment.runner import run
+from docfact.experiment.store import read_runs
 
 EXACT = 1e-12
 OBJECTIVE_RTOL = 1e-9  # summation order moves the last bits (~1e-15); a changed formula more
@@ -50,8 +51,7 @@ def check(config: Config, committed: Path, jobs: int = 1, full: bool = False) ->
 def _read(path: Path) -> pd.DataFrame:
     if not path.exists():
         raise DocfactError(f"{path} does not exist: run the table first")
-    return pd.read_csv(path, keep_default_na=False, na_values={"ac": ["nan", ""],
-                                                               "nmi": ["nan", ""]})
+    return read_runs(path)
 
 
 def _determinism(fresh: pd.DataFrame, committed: pd.DataFrame) -> list:

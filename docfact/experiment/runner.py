@@ -9,6 +9,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import time
 import warnings
 from contextlib import ExitStack, contextmanager
@@ -70,8 +71,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         manifest_path = out / "manifest.json"
         if fresh:
             for name in ("runs.csv", "timings.csv", "manifest.json"):
-                (out / name).unlink(missing_ok=True)
-        old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+                atomic.remove(out / name)
+        old = _read_manifest(manifest_path)
         digest = data_hash(config)
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
@@ -101,7 +102,8 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             _write_manifest(out, manifest, walls)
         taken = shared_rows(config, out, digest, donors) if todo else {}
         tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
-                                  taken.get((k, r), {}))
+                                  taken.get((k, r), {}),
+                                  os.getpid() if backend == "loky" else None)
                  for k, r in todo)
         bar = tqdm(total=len(todo), disable=not (progress and todo and sys.stderr.isatty()),
                    unit="run", desc=config.name, dynamic_ncols=True)
@@ -251,12 +253,17 @@ def result_folders(root: Path) -> list:
     return sorted(p.parent for p in Path(root).rglob("manifest.json"))
 
 
-def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict) -> tuple:
+def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict,
+            main: int | None = None) -> tuple:
     """Every method of the config on one sampled subset: (records, timings). The methods in
     `taken` (name: record of another table, see shared_rows) get that record, in no time.
+    main: the pid of the process that dispatched the run to a local worker process (None on
+    dask): the worker ends when that parent has gone (see _end_with_parent).
 
     Documents that cannot be weighted (no term left on this subset) fail the run for every
     method, recorded with the reason, rather than stopping the table."""
+    if main is not None and os.getpid() != main:
+        _end_with_parent(main)
     with threadpool_limits(1):
         try:
             X, unusable = prepare(config, X), None
@@ -288,6 +295,25 @@ def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict) -> tuple:
     return rows, timings
 
 
+_watching = []  # a worker's watchdog thread, once started
+
+
+def _end_with_parent(main: int, interval: float = 0.5) -> None:
+    """In a worker process of `main` (loky's workers are its children), start (once) a daemon
+    thread that ends the process as soon as `main` is no longer its parent: a main process
+    killed with SIGKILL cannot stop its workers, and loky's keep computing their run."""
+    if _watching:
+        return
+
+    def watch():
+        while os.getppid() == main:
+            time.sleep(interval)
+        os._exit(1)
+
+    _watching.append(threading.Thread(target=watch, name="docfact-watchdog", daemon=True))
+    _watching[0].start()
+
+
 def best_of(method, artefacts: Artefacts, k: int, seed, y, n: int) -> tuple:
     """(clustering, AC) of the method on the run: with n > 1, of the best of n sub-runs seeded
     by seed's children (highest AC, the first on ties), the LCF paper's "10 sub-runs from which
@@ -301,12 +327,24 @@ def best_of(method, artefacts: Artefacts, k: int, seed, y, n: int) -> tuple:
     return best
 
 
+def _read_manifest(path: Path) -> dict:
+    """The manifest of a folder's earlier sessions, {} for a new folder."""
+    if not atomic.check_regular(path):
+        return {}
+    try:
+        manifest = json.loads(atomic.read_text(path))
+    except (ValueError, RecursionError) as e:
+        raise DocfactError(f"{path}: not a docfact manifest ({e}); rerun with --fresh or "
+                           "choose --out") from None
+    if not isinstance(manifest, dict):
+        raise DocfactError(f"{path}: not a docfact manifest; rerun with --fresh or choose --out")
+    return manifest
+
+
 def _make_folder(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-test"
-        probe.write_text("")
-        probe.unlink()
+        atomic.probe_writable(out)
     except OSError as e:
         raise ConfigError(f"--out {out}: not a writable folder ({e.strerror})") from None
 

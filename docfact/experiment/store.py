@@ -14,6 +14,7 @@ import math
 import os
 from pathlib import Path
 
+import pandas as pd
 import yaml
 
 from docfact import atomic
@@ -23,6 +24,7 @@ from docfact.errors import ConfigError, DocfactError
 FIELDS = ["k", "run", "method", "status", "ac", "nmi", "n_iter", "objective", "n_docs", "classes",
           "notes", "error"]
 TIMING_FIELDS = ["k", "run", "method", "seconds"]
+TEXT_FIELDS = ["method", "status", "classes", "notes", "error"]
 FORMAT = 2  # of runs.csv: 2 added `notes`; a folder of another format is not resumed
 
 
@@ -53,33 +55,63 @@ def read_setup(folder: Path) -> tuple:
     """(config, manifest) of a results folder: the config that produced its records and its
     manifest; DocfactError if it is not one, ConfigError for records of another format."""
     try:
-        raw = yaml.safe_load((folder / "config.yaml").read_text())
-        manifest = json.loads((folder / "manifest.json").read_text())
-    except (OSError, ValueError, yaml.YAMLError) as e:
+        raw = yaml.safe_load(atomic.read_text(folder / "config.yaml"))
+        manifest = json.loads(atomic.read_text(folder / "manifest.json"))
+        if not isinstance(manifest, dict):
+            raise ValueError("manifest.json is not a mapping")
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
     check_format(manifest, folder)
     return parse_config(raw, str(folder / "config.yaml")), manifest
 
 
-def complete_lines(path: Path) -> list:
-    """The lines of a records file, without a last line cut short (no newline: a writer was
-    interrupted, or is still writing)."""
-    text = path.read_text()
-    return text[: text.rfind("\n") + 1].splitlines()
+def _complete_text(path: Path) -> str:
+    """A records file's text without a last record cut short (no newline at its end: a writer
+    was interrupted, or is still writing)."""
+    text = atomic.read_text(path)
+    return text[: text.rfind("\n") + 1]
+
+
+def read_records(path: Path) -> list:
+    """The rows (dicts of text) of a records file, parsed as CSV: a quoted field may hold a
+    line break. DocfactError, naming the line, for text that is not CSV."""
+    reader = csv.DictReader(io.StringIO(_complete_text(path), newline=""))
+    try:
+        return list(reader)
+    except csv.Error as e:
+        raise DocfactError(f"{path}, line {reader.line_num}: not docfact's records ({e})"
+                           ) from None
+
+
+def read_runs(path: Path) -> pd.DataFrame:
+    """runs.csv as a frame, the one reader of run records for tables, checks and sweeps:
+    method names stay text (a method named 1 is "1"), an empty or "nan" score is NaN."""
+    try:
+        return pd.read_csv(io.StringIO(_complete_text(path), newline=""),
+                           dtype={f: str for f in TEXT_FIELDS}, keep_default_na=False,
+                           na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
+    except (ValueError, pd.errors.ParserError) as e:
+        raise DocfactError(f"{path}: not docfact's run records ({_first_line(e)})") from None
+
+
+def _first_line(e: Exception) -> str:
+    lines = str(e).strip().splitlines()
+    return lines[0] if lines else type(e).__name__
 
 
 class Lock:
     """An exclusive lock on a results folder, so two runs cannot interleave their records.
 
-    The lock file `.lock` (holding the owner's process id) is removed when the lock is released;
-    a process that locked a file removed meanwhile tries again on the new one."""
+    The lock file `.lock` (holding the owner's process id) is opened without following a link
+    (see atomic.open_fd) and removed when the lock is released; a process that locked a file
+    removed meanwhile tries again on the new one."""
 
     def __init__(self, folder: Path):
         self.path = folder / ".lock"
 
     def __enter__(self):
         while True:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            self.fd = atomic.open_fd(self.path, os.O_RDWR | os.O_CREAT)
             try:
                 fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -113,8 +145,8 @@ class RunStore:
     def read(self, methods: list) -> dict:
         """{(k, run): rows} of the complete runs (a row for each of `methods`), files untouched."""
         groups = {}
-        if self.runs.exists():
-            for row in csv.DictReader(complete_lines(self.runs)):
+        if atomic.check_regular(self.runs):
+            for row in read_records(self.runs):
                 parsed = _parse(row)
                 if parsed is not None:
                     groups.setdefault((parsed["k"], parsed["run"]), []).append(parsed)
@@ -131,10 +163,7 @@ class RunStore:
         """Add the rows of one finished run, flushed to disk before returning."""
         for path, records, fields in ((self.runs, rows, FIELDS),
                                       (self.timings, timings, TIMING_FIELDS)):
-            with open(path, "a", newline="") as f:
-                f.write(_csv(records, fields))
-                f.flush()
-                os.fsync(f.fileno())
+            atomic.append_text(path, _csv(records, fields))
 
     def _rewrite(self, done: dict, methods: list) -> None:
         """Rewrite both files with the rows of `done` only, sorted by k, run, method order."""
@@ -143,12 +172,12 @@ class RunStore:
         rows = [r for key in keys for r in sorted(done[key], key=lambda r: order[r["method"]])]
         atomic.write_text(self.runs, ",".join(FIELDS) + "\n" + _csv(rows, FIELDS))
         timings = []
-        if self.timings.exists():
-            for row in csv.DictReader(complete_lines(self.timings)):
+        if atomic.check_regular(self.timings):
+            for row in read_records(self.timings):
                 try:
                     key = (int(row["k"]), int(row["run"]))
                     float(row["seconds"])
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, KeyError):  # a damaged row, or no header
                     continue
                 if key in done and row["method"] in order:
                     timings.append(row)

@@ -15,6 +15,7 @@ from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.aggregate import summarize
 from docfact.experiment.methods import keyword, paper_name
 from docfact.experiment.runner import run
+from docfact.experiment.store import read_runs
 
 
 def parse_param(text: str) -> tuple:
@@ -97,7 +98,7 @@ def baseline_config(config: Config, names) -> Config:
 
 def _averages(folder: Path, config: Config) -> pd.DataFrame:
     """(method, ac, nmi): each method's average over k of the runs in `folder`."""
-    runs = pd.read_csv(folder / "runs.csv")
+    runs = read_runs(folder / "runs.csv")
     s = summarize(runs, [m.name for m in config.methods], sorted(runs["k"].unique()))
     return s[s.k == "avg"].pivot(index="method", columns="metric", values="mean").reset_index()
 

@@ -1,8 +1,8 @@
 """A results folder's tables, in the paper's layout, from its files alone (no rerun).
 
-Reads config.yaml, runs.csv and manifest.json; writes ac.csv, nmi.csv and tables.md. Each cell
-reads "ours (paper)": our mean ± std over the runs, the published value beside it; the Avg. row
-adds our difference from the published average.
+Reads config.yaml, runs.csv and manifest.json; writes ac.csv, nmi.csv and tables.md (`show`
+writes nothing). Each cell reads "ours (paper)": our mean ± std over the runs, the published
+value beside it; the Avg. row adds our difference from the published average.
 """
 
 import io
@@ -15,7 +15,7 @@ from tabulate import tabulate
 from docfact import atomic
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
-from docfact.experiment.store import complete_lines, read_setup
+from docfact.experiment.store import read_runs, read_setup
 
 TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
 
@@ -25,10 +25,8 @@ def read_folder(folder: Path):
     folder = Path(folder)
     config, manifest = read_setup(folder)
     try:
-        text = "\n".join(complete_lines(folder / "runs.csv"))
-        runs = pd.read_csv(io.StringIO(text), keep_default_na=False,
-                           na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
-    except (OSError, ValueError) as e:
+        runs = read_runs(folder / "runs.csv")
+    except OSError as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
     return config, runs, manifest
 
@@ -39,7 +37,7 @@ def wall_seconds(folder: Path, manifest: dict) -> tuple:
     sessions cut short before the manifest kept partial times recorded none), that least time,
     with recorded False."""
     wall = sum(manifest.get("wall_seconds", []))
-    cpu = pd.read_csv(Path(folder) / "timings.csv")["seconds"].sum()
+    cpu = pd.read_csv(io.StringIO(atomic.read_text(Path(folder) / "timings.csv")))["seconds"].sum()
     workers = manifest["jobs"] if manifest["jobs"] > 0 else manifest["cores"]
     return (wall, True) if wall >= cpu / workers else (cpu / workers, False)
 
@@ -60,14 +58,16 @@ def protocol_words(manifest: dict) -> str:
                "semi-supervised methods" if t is not None else ""))
 
 
-def write_tables(folder, ks=None, runs=None) -> str:
-    """Write ac.csv, nmi.csv and tables.md in `folder` (every recorded run); return the Markdown
-    of the runs asked: those of the k values `ks` and run numbers below `runs` (default: all)."""
+def tables(folder, ks=None, runs=None) -> tuple:
+    """(Markdown of every recorded run, {"ac.csv": text, "nmi.csv": text}, Markdown of the runs
+    asked: those of the k values `ks` and run numbers below `runs`, default all) of a results
+    folder, from its files alone; nothing is written."""
     folder = Path(folder)
     config, records, manifest = read_folder(folder)
     methods = [m.name for m in config.methods]
     recorded = sorted(int(k) for k in records["k"].unique()) or list(config.k)
     summary = summarize(records, methods, recorded)
+    csvs = {}
     for metric in METRICS:
         wide = summary[summary["metric"] == metric].pivot(index="k", columns="method",
                                                           values=["mean", "std", "n"])
@@ -76,15 +76,24 @@ def write_tables(folder, ks=None, runs=None) -> str:
         wide = wide[[f"{m} {s}" for m in methods for s in ("mean", "std", "n")]]
         counts = [c for c in wide.columns if c.endswith(" n")]
         wide[counts] = wide[counts].astype("Int64")  # run counts as integers
-        atomic.write_text(folder / f"{metric}.csv", wide.to_csv(float_format="%.6f"))
+        csvs[f"{metric}.csv"] = wide.to_csv(float_format="%.6f")
     text = render(config, summary, recorded, manifest)
-    atomic.write_text(folder / "tables.md", text)
     asked = records[records["k"].isin(ks if ks is not None else recorded)
                     & (records["run"] < (runs if runs is not None else np.inf))]
     if len(asked) == len(records):
-        return text
+        return text, csvs, text
     shown = sorted(int(k) for k in asked["k"].unique())
-    return render(config, summarize(asked, methods, shown), shown, manifest)
+    return text, csvs, render(config, summarize(asked, methods, shown), shown, manifest)
+
+
+def write_tables(folder, ks=None, runs=None) -> str:
+    """Write ac.csv, nmi.csv and tables.md in `folder` (every recorded run); return the Markdown
+    of the runs asked (see tables)."""
+    text, csvs, asked = tables(folder, ks, runs)
+    for name, csv in csvs.items():
+        atomic.write_text(Path(folder) / name, csv)
+    atomic.write_text(Path(folder) / "tables.md", text)
+    return asked
 
 
 def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:

@@ -1,0 +1,417 @@
+"""Hostile inputs: planted links and special files in a results folder, names and sizes that
+reach the file system or memory, YAML that expands or nests without end, kills of the main
+process alone. Each ends in one line and a non-zero exit, or in the correct result; nothing
+outside the output folder changes and no finished run is lost."""
+
+import csv
+import io
+import itertools
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from docfact.cli import main
+from docfact.experiment.store import Lock, RunStore, read_runs
+
+# What a run writes in its folder, and the temporary names of its atomic writes.
+WRITTEN = ["runs.csv", "timings.csv", "manifest.json", "config.yaml", ".lock", "ac.csv",
+           "nmi.csv", "tables.md", ".write-test"]
+WORDS = {"fruit": "apple banana cherry grape lemon mango melon peach",
+         "motor": "engine wheel brake gear piston clutch axle torque",
+         "space": "planet orbit comet star galaxy nebula quasar rocket"}
+
+
+def tiny_csv(folder: Path) -> Path:
+    """18 short documents of 3 well separated classes."""
+    path = folder / "tiny.csv"
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["label", "text"])
+    for label, words in WORDS.items():
+        terms = words.split()
+        for i in range(6):
+            w.writerow([label, " ".join(terms[(i + j) % len(terms)] for j in range(5))])
+    path.write_text(buf.getvalue())
+    return path
+
+
+def tiny_config(folder: Path, name="tiny", methods=None, **protocol) -> Path:
+    cfg = {"name": name, "data": {"view": str(tiny_csv(folder))},
+           "protocol": {"k": [2, 3], "runs": 2, "seed": 3, **protocol},
+           "labels": {"rule": "kmeans", "replicates": 2},
+           "methods": methods or {"KM": {"algorithm": "kmeans"},
+                                  "NMF": {"algorithm": "nmf", "max_iter": 30}}}
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg, allow_unicode=True))
+    return path
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_error(res, code=None):
+    assert "Traceback" not in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code != 0 if code is None else res.exit_code == code, res.output
+    assert res.output.startswith("docfact: error: ") and res.output.count("\n") == 1, res.output
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    """(config, folder) of a complete run of the tiny config."""
+    folder = tmp_path_factory.mktemp("clean")
+    cfg = tiny_config(folder)
+    res = cli("run", cfg, "--out", folder / "out", "--jobs", 1, "--quiet")
+    assert res.exit_code == 0, res.output
+    return cfg, folder / "out"
+
+
+def _snapshot(path: Path):
+    """Bytes of a file, or (name, bytes) of a folder's files, to compare after a run."""
+    if path.is_dir():
+        return sorted((p.name, p.read_bytes()) for p in path.iterdir())
+    return path.read_bytes()
+
+
+PLANTS = {
+    "symlink to a file": lambda at, outside: at.symlink_to(outside / "victim.txt"),
+    "symlink to a folder": lambda at, outside: at.symlink_to(outside),
+    "dangling symlink": lambda at, outside: at.symlink_to(outside / "absent"),
+    "FIFO": lambda at, outside: os.mkfifo(at),
+    "folder": lambda at, outside: at.mkdir(),
+}
+
+
+@pytest.mark.parametrize("state", ["new", "complete"])
+@pytest.mark.parametrize("name, kind", list(itertools.product(WRITTEN, PLANTS)))
+def test_planted_files_are_refused_and_nothing_outside_changes(tmp_path, clean, state, name,
+                                                               kind):
+    cfg, done = clean
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.txt").write_text("precious\n")
+    before = _snapshot(outside)
+    out = tmp_path / "out"
+    if state == "complete":
+        shutil.copytree(done, out)
+        (out / name).unlink(missing_ok=True)
+    else:
+        out.mkdir()
+    PLANTS[kind](out / name, outside)
+    res = cli("run", cfg, "--out", out, "--jobs", 1, "--quiet")
+    assert _snapshot(outside) == before
+    assert not (outside / "absent").exists()
+    if name == ".write-test":  # the probe takes a new name: the planted one stays untouched
+        assert res.exit_code == 0, res.output
+        assert (out / "runs.csv").read_bytes() == (done / "runs.csv").read_bytes()
+    else:
+        one_line_error(res, 1)
+        assert f"{out / name} is " in res.output
+        if state == "complete" and name != "runs.csv":  # no finished run is lost
+            assert (out / "runs.csv").read_bytes() == (done / "runs.csv").read_bytes()
+
+
+@pytest.mark.parametrize("target", ["runs.csv", "timings.csv", "manifest.json", "tables.md"])
+def test_atomic_writes_do_not_follow_a_planted_temporary_name(tmp_path, clean, monkeypatch,
+                                                              target):
+    """A link planted at the temporary name an atomic write tries first is passed over (the
+    temporary file is created with O_EXCL), and the write lands in the folder."""
+    cfg, done = clean
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    suffix = ".tmp"
+    (out / f".{target}.planted{suffix}").symlink_to(victim)
+    names = itertools.chain(["planted"], tempfile._get_candidate_names())
+    monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
+    res = cli("run", cfg, "--out", out, "--jobs", 1, "--quiet")
+    assert res.exit_code == 0, res.output
+    assert victim.read_text() == "precious\n"
+    assert (out / "runs.csv").read_bytes() == (done / "runs.csv").read_bytes()
+
+
+def test_show_writes_nothing_and_reads_a_read_only_folder(tmp_path, clean):
+    _, done = clean
+    out = tmp_path / "ro"
+    shutil.copytree(done, out)
+    for f in ("tables.md", "ac.csv", "nmi.csv"):
+        (out / f).unlink()
+    for p in [*out.iterdir(), out]:
+        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    try:
+        before = _snapshot(out)
+        res = cli("show", out)
+        assert res.exit_code == 0, res.output
+        assert res.output.strip() == (done / "tables.md").read_text().strip()
+        assert _snapshot(out) == before
+    finally:
+        out.chmod(0o755)
+
+
+@pytest.mark.parametrize("names", [["1", "2"], ["a, b", 'say "x"'], ["Ünï", "x;y|z"]])
+def test_odd_method_names_keep_their_rows(tmp_path, names):
+    """Method names that are numbers, or hold commas and quotes, keep their runs: every run
+    recorded once, counted in the table, and a rerun recomputes and drops nothing."""
+    cfg = tiny_config(tmp_path, methods={names[0]: {"algorithm": "kmeans"},
+                                         names[1]: {"algorithm": "nmf", "max_iter": 30}})
+    out = tmp_path / "out"
+    assert cli("run", cfg, "--out", out, "--jobs", 1, "--quiet").exit_code == 0
+    runs = read_runs(out / "runs.csv")
+    assert sorted(runs["method"].unique()) == sorted(names) and len(runs) == 2 * 2 * 2
+    assert (runs["status"] == "ok").all() and runs["ac"].between(0, 1).all()
+    assert "runs per k: 2;" in (out / "tables.md").read_text()
+    records = (out / "runs.csv").read_bytes()
+    assert cli("run", cfg, "--out", out, "--quiet").exit_code == 0
+    assert (out / "runs.csv").read_bytes() == records
+
+
+def test_records_with_line_breaks_round_trip(tmp_path):
+    """runs.csv is read as CSV: a field holding a line break (an error message, a note) does
+    not cut its row, and a complete run is kept."""
+    store = RunStore(tmp_path)
+    store.load(["A", "B"])  # as a run starts: both files with their header
+    rows = [{"k": 2, "run": 0, "method": m, "status": "failed", "ac": float("nan"),
+             "nmi": float("nan"), "n_docs": 4, "classes": "1 2", "notes": "two\nlines",
+             "error": "ValueError: a\r\nb"} for m in ("A", "B")]
+    store.append(rows, [{"k": 2, "run": 0, "method": m, "seconds": 0.5} for m in ("A", "B")])
+    done = store.load(["A", "B"])
+    assert list(done) == [(2, 0)] and [r["notes"] for r in done[(2, 0)]] == ["two\nlines"] * 2
+    assert done[(2, 0)][0]["error"] == "ValueError: a\r\nb"
+    assert len(read_runs(tmp_path / "runs.csv")) == 2
+
+
+@pytest.mark.parametrize("name", ["..", ".", ".hidden", "a/b", "/abs", "x" * 101, ""])
+def test_names_that_are_not_folder_names_are_refused(tmp_path, name):
+    cfg = tiny_config(tmp_path)
+    raw = yaml.safe_load(cfg.read_text())
+    raw["name"] = name
+    cfg.write_text(yaml.safe_dump(raw))
+    res = cli("validate", cfg)
+    one_line_error(res, 2)
+    assert "(name)" in res.output
+
+
+@pytest.mark.parametrize("stem", ["..", "."])
+def test_a_file_name_that_is_no_folder_name_needs_a_name(tmp_path, stem):
+    raw = yaml.safe_load(tiny_config(tmp_path).read_text())
+    del raw["name"]
+    cfg = tmp_path / f"{stem}.yaml"
+    cfg.write_text(yaml.safe_dump(raw))
+    res = cli("run", cfg, "--quiet")
+    one_line_error(res, 2)
+    assert "add a key name:" in res.output and not (Path("results") / stem / "runs.csv").exists()
+
+
+@pytest.mark.parametrize("protocol, option", [
+    ({"k": "2..99999999999"}, ()),
+    ({"runs": 10**12}, ()),
+    ({"best_of": 10**12}, ()),
+    ({}, ("--runs", 10**12)),
+    ({}, ("--k", ",".join(map(str, range(2, 2 + 10**6))))),
+])
+def test_sizes_beyond_memory_are_refused_before_any_folder(tmp_path, protocol, option):
+    cfg = tiny_config(tmp_path, **protocol)
+    res = cli("run", cfg, "--out", tmp_path / "out", *option)
+    one_line_error(res, 2)
+    assert "this machine can hold" in res.output and "DOCFACT_MEMORY" in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_memory_planned_for_moves_the_limit(tmp_path, monkeypatch):
+    cfg = tiny_config(tmp_path, runs=600)
+    monkeypatch.setenv("DOCFACT_MEMORY", "64M")  # 1024 runs of 16 KiB in a quarter
+    one_line_error(cli("validate", cfg), 2)
+    monkeypatch.setenv("DOCFACT_MEMORY", "1G")
+    assert cli("validate", cfg).exit_code == 0
+    monkeypatch.setenv("DOCFACT_MEMORY", "lots")
+    one_line_error(cli("validate", cfg), 2)
+
+
+def _alias_bomb(levels=9, fan=9) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * fan)}]" for i in range(1, levels)]
+    return "\n".join(lines) + f"\ndata: {{view: *a{levels - 1}}}\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    (_alias_bomb(), "alias *a0"),
+    ("[" * 100_000 + "]" * 100_000, "nested deeper than 32 levels"),
+    ("- " * 20_000 + "x", "nested deeper"),
+    ("{a: " * 50_000 + "1" + "}" * 50_000, "nested deeper"),
+    ("runs: " + "9" * 5000, "an integer of more than 4300 digits"),
+    ("when: 2020-13-45", "invalid YAML"),
+])
+def test_yaml_that_expands_or_nests_is_one_line(tmp_path, text, message):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    started = time.perf_counter()
+    res = cli("validate", path)
+    one_line_error(res, 2)
+    assert message in res.output and time.perf_counter() - started < 20
+
+
+@pytest.mark.parametrize("data", [b"name: \xff\n", b"\xfe\xff\x00n", b"\x00" * 10,
+                                  b"name: ok\nnotes: caf\xe9\n"])
+def test_config_bytes_that_are_not_utf8_are_one_line(tmp_path, data):
+    path = tmp_path / "c.yaml"
+    path.write_bytes(data)
+    res = cli("validate", path)
+    one_line_error(res, 2)
+
+
+def test_a_huge_config_is_refused_unread(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("notes: '" + "x" * (2 << 20) + "'\n")
+    res = cli("validate", path)
+    one_line_error(res, 2)
+    assert "1 MiB" in res.output
+
+
+def test_schema_errors_never_spell_out_a_long_value(tmp_path):
+    path = tmp_path / "c.yaml"
+    raw = yaml.safe_load(tiny_config(tmp_path).read_text())
+    raw["protocol"]["k"] = list(range(2, 100_000)) + ["x"]
+    path.write_text(yaml.safe_dump(raw))
+    res = cli("validate", path)
+    one_line_error(res, 2)
+    assert len(res.output) < 400
+
+
+def _children(pid: int) -> list:
+    """Pids of the processes whose parent is `pid`."""
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _loky_workers(pid: int) -> list:
+    workers = []
+    for p in _children(pid):
+        try:
+            if b"popen_loky" in Path(f"/proc/{p}/cmdline").read_bytes():
+                workers.append(p)
+        except OSError:
+            continue
+    return workers
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("who", ["main", "group"])
+def test_a_killed_main_process_leaves_no_worker_computing(tmp_path, who):
+    """SIGKILL the main process alone (its workers get no signal) or its whole group while
+    two workers compute runs that take minutes: within 10 seconds no worker is left (loky's
+    would finish their run first)."""
+    cfg = tiny_config(tmp_path, runs=2, methods={
+        "NMF": {"algorithm": "nmf", "max_iter": 10**7, "min_iter": 10**7}})
+    proc = subprocess.Popen([sys.executable, "-m", "docfact", "run", str(cfg), "--out",
+                             str(tmp_path / "out"), "--jobs", "2", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 180
+    workers = []
+    while time.time() < deadline and proc.poll() is None:
+        workers = _loky_workers(proc.pid)
+        if len(workers) == 2 and all(_cpu_ticks(p) > 100 for p in workers):  # computing
+            break
+        time.sleep(0.1)
+    try:
+        assert proc.poll() is None and len(workers) == 2, "kill the run mid-protocol"
+        if who == "main":
+            os.kill(proc.pid, signal.SIGKILL)
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.time() + 10
+        while time.time() < deadline and any(map(_alive, workers)):
+            time.sleep(0.1)
+        left = [p for p in workers if _alive(p)]
+        assert not left, f"workers still computing after their main process was killed: {left}"
+    finally:
+        for p in [proc.pid, *workers]:
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
+    with Lock(tmp_path / "out"):  # the folder is not left locked: a rerun resumes
+        pass
+
+
+def test_a_method_named_by_a_bare_number_is_refused_up_front(tmp_path):
+    cfg = tiny_config(tmp_path, methods={1: {"algorithm": "kmeans"}})
+    res = cli("run", cfg, "--out", tmp_path / "out")
+    one_line_error(res, 2)
+    assert "methods name 1" in res.output and "quote a number" in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unterminated_quote_names_the_line_it_opens(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text('label,text\na,apple pear\nb,"plum\nc,comet star\nd,orbit\n')
+    res = cli("datasets", "info", path)
+    one_line_error(res, 1)
+    assert f"{path}, line 3: a quoted text opened on this line is never closed" in res.output
+
+
+def test_a_declared_shape_beyond_memory_is_refused_unallocated(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "huge.npz"
+    np.savez(path, data=np.ones(1), indices=np.zeros(1, np.int32),
+             indptr=np.r_[0, np.ones(60, np.int32)], shape=np.array([60, 10**12]),
+             format=np.array(b"csr"), labels=np.r_[np.ones(30, int), 2 * np.ones(30, int)])
+    res = cli("datasets", "info", path)
+    one_line_error(res, 1)
+    assert "shape 60 x 1000000000000 exceeds what this machine can hold" in res.output
+    assert "DOCFACT_MEMORY" in res.output
+
+
+def test_a_public_copy_must_be_the_published_bytes(empty_cache, mirror_dir, tmp_path,
+                                                   monkeypatch):
+    """The mirror's 20 Newsgroups tarball rebuilds the published files: accepted from the
+    mirror by its content, refused from a public address (not the published sha256)."""
+    import dataclasses
+
+    from docfact.datasets.fetch import fetch
+    from docfact.datasets.registry import entry, registry
+    from docfact.errors import DataError
+
+    public = (mirror_dir / "20news-bydate.tar.gz").as_uri()
+    monkeypatch.setitem(registry(), "20newsgroups",
+                        dataclasses.replace(entry("20newsgroups"), urls=(public,)))
+    monkeypatch.delenv("DOCFACT_MIRROR")
+    with pytest.raises(DataError, match="sha256 mismatch"):
+        fetch("20newsgroups")
+    assert fetch("20newsgroups", mirror=mirror_dir).exists()
