@@ -169,8 +169,8 @@ def parse_yaml(text: str, where: str):
         raise ConfigError(f"{where}: invalid YAML: {reason}") from None
 
 
-def load_config(path) -> Config:
-    path = Path(path)
+def read_config_text(path: Path) -> str:
+    """The config file's text: at most MAX_CONFIG_BYTES of UTF-8, else one ConfigError line."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)
@@ -180,11 +180,16 @@ def load_config(path) -> Config:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, the most a "
                           "config may hold (a paper's table takes a few KiB)")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
                           "save the config as UTF-8") from None
+
+
+def load_config(path) -> Config:
+    path = Path(path)
+    text = read_config_text(path)
     raw = parse_yaml(text, str(path))
     try:
         return parse_config(raw, str(path), default_name=path.stem)
@@ -315,15 +320,12 @@ def problems(path) -> list:
     """Every problem of the config file `path`, one line each ([] for a valid config): each
     departure from the schema, else each method's invalid parameters, else what parse_config
     finds first."""
-    path = Path(path)
+    path, where = Path(path), str(path)
     try:
-        raw = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError):
-        try:
-            load_config(path)
-        except ConfigError as e:
-            return [str(e)]
-    text, where = path.read_text(), str(path)
+        text = read_config_text(path)
+        raw = parse_yaml(text, where)
+    except ConfigError as e:
+        return [str(e)]
     found = [_schema_message(jsonschema.exceptions.best_match([e]), raw, where)
              for e in _validator().iter_errors(raw)]
     if not found:

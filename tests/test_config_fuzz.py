@@ -35,23 +35,26 @@ PATHS = [(), ("data",), ("protocol",), ("labels",), ("methods",), ("methods", "G
          ("methods", "KM"), ("report",), ("published",), ("published", "ac"), ("check",)]
 
 
-@st.composite
-def configs(draw):
-    cfg = copy.deepcopy(BASE)
-    for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(PATHS))
+def mutated(draw, base, paths, edits, new_keys, new_values):
+    """A copy of `base` with up to `edits` mappings along `paths` given a key removed or set."""
+    cfg = copy.deepcopy(base)
+    for _ in range(draw(st.integers(1, edits))):
         node = cfg
-        for key in path:
+        for key in draw(st.sampled_from(paths)):
             node = node.get(key) if isinstance(node, dict) else None
         if not isinstance(node, dict):
             continue
-        keys = list(node) + [draw(st.text(min_size=1, max_size=6))]
-        key = draw(st.sampled_from(keys))
+        key = draw(st.sampled_from(list(node) + [draw(new_keys)]))
         if draw(st.booleans()) and key in node:
             del node[key]
         else:
-            node[key] = draw(values)
+            node[key] = draw(new_values)
     return cfg
+
+
+@st.composite
+def configs(draw):
+    return mutated(draw, BASE, PATHS, 3, st.text(min_size=1, max_size=6), values)
 
 
 def one_line_or_ok(res, each=False):
@@ -88,7 +91,7 @@ def test_arbitrary_text_is_one_line(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("fuzz") / "c.yaml"
     path.write_text(text)
     res = CliRunner().invoke(main, ["validate", str(path)])
-    one_line_or_ok(res)
+    one_line_or_ok(res, each=True)
     assert res.exit_code == 2
 
 
@@ -115,21 +118,9 @@ tiny_values = st.recursive(
 
 @st.composite
 def tiny_configs(draw, data_path):
-    cfg = copy.deepcopy(TINY_BASE)
-    cfg["data"]["view"] = data_path
-    for _ in range(draw(st.integers(1, 2))):
-        path = draw(st.sampled_from(TINY_PATHS))
-        node = cfg
-        for key in path:
-            node = node.get(key) if isinstance(node, dict) else None
-        if not isinstance(node, dict):
-            continue
-        key = draw(st.sampled_from(list(node) + [draw(st.sampled_from(["1", 1, "x\ny", "z"]))]))
-        if draw(st.booleans()) and key in node:
-            del node[key]
-        else:
-            node[key] = draw(tiny_values)
-    return cfg
+    base = {**TINY_BASE, "data": {**TINY_BASE["data"], "view": data_path}}
+    return mutated(draw, base, TINY_PATHS, 2, st.sampled_from(["1", 1, "x\ny", "z"]),
+                   tiny_values)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +137,7 @@ def test_configs_that_validate_run_end_to_end(tmp_path_factory, tiny_data):
         path = folder / "c.yaml"
         path.write_text(yaml.safe_dump(cfg, allow_unicode=True))
         valid = CliRunner().invoke(main, ["validate", str(path)])
-        one_line_or_ok(valid)
+        one_line_or_ok(valid, each=True)
         out = folder / "out"
         res = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--jobs", "1",
                                         "--quiet", "--runs", "1"])
@@ -177,7 +168,7 @@ def test_arbitrary_bytes_are_one_line(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "c.yaml"
     path.write_bytes(data)
     res = CliRunner().invoke(main, ["validate", str(path)])
-    one_line_or_ok(res)
+    one_line_or_ok(res, each=True)
     assert res.exit_code == 2
 
 
@@ -212,6 +203,6 @@ def test_deep_or_aliased_yaml_is_one_line(tmp_path_factory, case):
     path = tmp_path_factory.mktemp("fuzz") / "c.yaml"
     path.write_text(text)
     res = CliRunner().invoke(main, ["validate", str(path)])
-    one_line_or_ok(res)
+    one_line_or_ok(res, each=True)
     assert res.exit_code == (0 if words is None else 2), res.output
     assert words is None or words in res.output, res.output

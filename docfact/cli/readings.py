@@ -21,7 +21,7 @@ def _names(value, known, what):
     return names
 
 
-@click.command()
+@click.command(short_help="Choose the reading of a paper's unstated settings.")
 @click.argument("paper")
 @click.option("--only", help="Comma-separated readings to compute (default: all); the others "
                              "are scored from the runs they already have.")

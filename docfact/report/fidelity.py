@@ -143,11 +143,15 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     table, done, planned = _table_of_tables(tables, waiting, total_time(found + sweeps))
     lines += ["## Tables", "", "Each table's command, its wall time here, its runs and its rows "
               "against the published ones (`make reproduce` runs them all).", "", table, ""]
-    pages = readings_pages(results)
+    pages, audits = readings_pages(results), audit_pages(results)
     if pages:
         lines += ["Readings of the settings the papers leave unstated, scored against the "
                   "published rows (`docfact readings PAPER`): " + ", ".join(
                       f"[{p.parent.name}]({p.relative_to(results)})" for p in pages) + ".", ""]
+    if audits:
+        lines += ["Audits of the methods that do not reproduce (derivation checks, readings "
+                  "tried with their numbers, toys): " + ", ".join(
+                      f"[{p.parent.name}]({p.relative_to(results)})" for p in audits) + ".", ""]
     if waiting:
         lines += ["Not run yet (no results): " + ", ".join(
             f"`{c.name}` ({paper_of(c.name)}, {_table_name(c)})" for c in waiting) + ".", ""]
@@ -234,6 +238,13 @@ def _csv(frame: pd.DataFrame) -> str:
 def readings_pages(results: Path) -> list:
     """The readings landscapes (results/<paper>_readings/readings.md), in name order."""
     return sorted(Path(results).glob("*_readings/readings.md"))
+
+
+def audit_pages(results: Path) -> list:
+    """The method audits' pages: each results folder's README.md (a readings landscape has its
+    readings.md instead), in name order."""
+    return sorted(p for p in Path(results).glob("*/README.md")
+                  if not (p.parent / "readings.md").exists())
 
 
 def total_time(folders) -> str:
