@@ -23,6 +23,8 @@ from pathlib import Path
 from docfact.config import load_config
 from docfact.experiment.runner import run
 
+from bench import emit  # bench/bench.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 SETUPS = (("dask", 1), ("dask", 2), ("loky", 2))
 
@@ -59,10 +61,7 @@ def main():
                      f"{workers} | {wall:.1f} | {wall / n_runs:.2f} | "
                      f"{base / (workers * wall):.2f} | {load:.1f} |")
     lines += ["", f"runs.csv identical across the setups: {'yes' if same else 'NO'}."]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit("\n".join(lines), args.out, None, "")
 
 
 if __name__ == "__main__":

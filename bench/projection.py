@@ -23,6 +23,9 @@ import pandas as pd
 from docfact.errors import DocfactError
 from docfact.experiment.runner import _donated, result_folders
 from docfact.experiment.store import read_setup
+from docfact.report.fidelity import sweep_folders
+
+from bench import emit  # bench/bench.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_HOURS = 16.0
@@ -46,9 +49,8 @@ def speedups(path: Path) -> pd.DataFrame:
 def projection(speed: pd.DataFrame) -> pd.DataFrame:
     """(folder, kind, committed h, taken h, fast h, cautious h) per results folder."""
     rates = speed.set_index("algorithm")
-    folders = result_folders(ROOT / "results")
-    tables = [f for f in folders if f.parent == ROOT / "results"]
-    order = tables + [f for f in folders if f not in tables]
+    tables = [f for f in result_folders(ROOT / "results") if f.parent == ROOT / "results"]
+    order = tables + sweep_folders(ROOT / "results")  # what make reproduce computes
     rows, done = [], []
     for folder in order:
         timings = folder / "timings.csv"
@@ -127,10 +129,7 @@ def main():
               "hours are at large N (rcf_tdt2_t2 at k >= 18, N >= 5900), where K stays sparse "
               "and the gain is the batching of W~ V and float32 only (the projection may be "
               "low there)."]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit("\n".join(lines), args.out, None, "")
 
 
 if __name__ == "__main__":
