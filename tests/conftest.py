@@ -3,8 +3,9 @@
 The data source is the mirror, the repository's sibling folder ../shared/data, or without it
 the user's data cache (DOCFACT_DATA_DIR or the platform's cache folder) as it was when the
 session started; with either every data test runs offline. A test that needs a data file
-neither holds is skipped, saying so (in CI, which always has the mirror, it fails). The session cache means each big file is copied, and
-20 Newsgroups tokenised, once per test session.
+neither holds is skipped, saying so (in CI, which always has the mirror, it fails). The
+session cache means each big file is copied, and 20 Newsgroups tokenised, once per test
+session.
 """
 
 import os
