@@ -1,26 +1,36 @@
-"""Readings landscapes: the score against the published rows, computed by hand."""
+"""Audit landscapes: scored on the readings' scale, restricted to the methods audited."""
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
-from docfact.report.landscape import SE_FLOOR, score
+from docfact.report.landscape import landscape
+from docfact.report.readings import SE_FLOOR
+
+CONFIG = {"name": "t", "data": {"view": "gnmf_tdt2"}, "protocol": {"k": "3..5", "runs": 3},
+          "methods": {"M": {"algorithm": "kmeans"}, "O": {"algorithm": "kmeans"}},
+          "report": {"unit": "fraction"},
+          "published": {"source": "s",
+                        "ac": {"M": {3: "0.9", 5: "0.8"}, "O": {3: "0.5", 5: "0.5"}},
+                        "nmi": {"M": {3: "0.7", 5: "0.6"}, "O": {3: "0.5", 5: "0.5"}}}}
 
 
-class Published:
-    scale = 1.0
-    published = {"ac": {"M": {3: (0.9, None), 5: (0.8, None)}},
-                 "nmi": {"M": {3: (0.7, None), 5: (0.6, None)}}}
-
-
-def test_score_is_the_mean_gap_in_standard_errors_with_a_floor():
-    ac = {3: [0.8, 0.9, 1.0], 5: [1.0, 1.0, 1.0]}
-    nmi = {3: [0.7, 0.7, 0.7], 5: [0.5, 0.6, 0.7]}
-    runs = pd.DataFrame([{"k": k, "run": r, "method": "M", "status": "ok", "ac": ac[k][r],
-                          "nmi": nmi[k][r]} for k in (3, 5) for r in range(3)])
-    got = score(runs, Published(), ["M"], [3, 5])
-    se = 0.1 / np.sqrt(3)
-    expected = np.mean([0.0, 0.2 / SE_FLOOR, 0.0, 0.0 / se])
-    assert got["score"] == pytest.approx(expected) and got["cells"] == 4
-    assert got["mean_abs_diff"] == pytest.approx(np.mean([0.0, 0.2, 0.0, 0.0]))
-    assert got["M ac"] == pytest.approx(np.mean([0.9, 1.0]))
+def test_score_is_the_readings_score_of_the_audited_rows(tmp_path):
+    ac = {3: [0.8, 0.9, 1.0, 0.0], 5: [1.0, 1.0, 1.0, 0.0]}
+    nmi = {3: [0.7, 0.7, 0.7, 0.0], 5: [0.5, 0.6, 0.7, 0.0]}
+    runs = [{"k": k, "run": r, "method": m, "status": "ok", "ac": ac[k][r], "nmi": nmi[k][r]}
+            for k in (3, 5) for r in range(4) for m in ("M", "O")]
+    pd.DataFrame(runs).to_csv(tmp_path / "runs.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(CONFIG))
+    got = landscape(tmp_path / "c.yaml", {"r": tmp_path}, [3, 5], 3, ["M"]).iloc[0]
+    # AC: ours (0.9 + 1.0) / 2 against (0.9 + 0.8) / 2, SE of the average over k of the means
+    se_ac = np.sqrt(0.1 ** 2 / 3) / 2
+    se_nmi = np.sqrt(0.1 ** 2 / 3) / 2
+    z_ac = 0.1 / max(se_ac, SE_FLOOR)
+    z_nmi = abs(0.65 - 0.65) / max(se_nmi, SE_FLOOR)
+    assert got["rows"] == 2 and got["runs_per_k"] == "3 3"
+    assert got["score"] == pytest.approx(np.mean([z_ac, z_nmi]))
+    assert got["mean_abs_diff"] == pytest.approx(np.mean([0.1, 0.0]))
+    assert got["M ac"] == pytest.approx(0.95) and "O ac" not in got.index
+    assert got["agree"] == 1  # NMI within 0.02; AC 0.1 away, beyond 1.96 SE

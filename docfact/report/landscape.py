@@ -1,11 +1,9 @@
-"""Readings landscapes: how close each reading of a paper's unstated settings comes to its table.
+"""Audit landscapes: the readings of one method's settings, scored like the paper's readings.
 
 A reading is a results folder (a sweep value, or a committed table cut to the same draws). Its
-score on the k values `ks` is the mean, over methods, metrics (AC, NMI) and k, of
-|ours - published| / SE, SE = s / sqrt(n) of our runs at that k, floored at SE_FLOOR so that a
-k where every run scores 1.0 does not weigh infinitely (it needs two runs per k; the mean
-|ours - published| alone is given too). Smaller is closer; a reading is chosen on the odd k and
-validated on the held-out even k.
+score on the k values `ks` is `docfact readings`' score (report/readings.py) restricted to
+`methods`: the mean over their published method x metric rows of |ours - published| / SE, ours
+the average over `ks` of the per-k means of runs 0..runs-1. One scale for every landscape.
 
     python -m docfact.report.landscape CONFIG OUT.csv --k 3,5,7,9 --runs 10 --methods A,B \
         NAME=FOLDER ...
@@ -14,51 +12,29 @@ validated on the held-out even k.
 import argparse
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from docfact import atomic
 from docfact.config import load_config
-from docfact.experiment.aggregate import METRICS
-
-SE_FLOOR = 0.01  # in fractions (AC, NMI)
-
-
-def score(runs: pd.DataFrame, config, methods, ks) -> dict:
-    """{"score": mean |ours - published| / SE, "cells": how many (method, metric, k),
-    "mean_abs_diff": mean |ours - published|, and each method's mean AC and NMI over `ks`} of
-    the runs of one reading."""
-    gaps, diffs, out = [], [], {}
-    for method in methods:
-        for metric in METRICS:
-            means = []
-            for k in ks:
-                ok = runs.loc[(runs.method == method) & (runs.k == k) & (runs.status == "ok"),
-                              metric].to_numpy(float)
-                published = config.published[metric][method][k][0] / config.scale
-                se = max(ok.std(ddof=1) / np.sqrt(len(ok)), SE_FLOOR) if len(ok) > 1 else np.nan
-                means.append(ok.mean() if len(ok) else np.nan)
-                diffs.append(abs(ok.mean() - published) if len(ok) else np.nan)
-                gaps.append(abs(ok.mean() - published) / se if len(ok) > 1 else np.nan)
-            out[f"{method} {metric}"] = float(np.mean(means))
-    return {"score": float(np.nanmean(gaps)) if np.isfinite(gaps).any() else np.nan,
-            "cells": int(np.sum(np.isfinite(gaps))), "mean_abs_diff": float(np.nanmean(diffs)),
-            **out}
+from docfact.experiment.store import read_runs
+from docfact.report.readings import score_rows, summary
 
 
 def landscape(config_path, readings: dict, ks, runs: int, methods) -> pd.DataFrame:
-    """One row per reading (name -> results folder): its score on `ks` over runs 0..runs-1
-    of `methods`."""
+    """One row per reading (name -> results folder): its score, rows in agreement and mean
+    |ours - published| on `ks` over runs 0..runs-1 of `methods`, and each row's average."""
     config = load_config(config_path)
-    rows = []
+    out = []
     for name, folder in readings.items():
-        data = pd.read_csv(Path(folder) / "runs.csv")
-        data = data[data.k.isin(ks) & (data.run < runs)]
-        data = data[data.method.isin(methods)]
-        n = data.groupby("k").run.nunique().reindex(ks).fillna(0).astype(int)
-        rows.append({"reading": name, "k": " ".join(map(str, ks)),
-                     "runs_per_k": " ".join(map(str, n)), **score(data, config, methods, ks)})
-    return pd.DataFrame(rows)
+        data = read_runs(Path(folder) / "runs.csv")
+        data = data[data["k"].isin(ks) & (data["run"] < runs) & data["method"].isin(methods)]
+        rows = score_rows(config, data, ks)
+        n = data.groupby("k")["run"].nunique().reindex(ks).fillna(0).astype(int)
+        out.append({"reading": name, "k": " ".join(map(str, ks)),
+                    "runs_per_k": " ".join(map(str, n)), **summary(rows),
+                    "mean_abs_diff": float((rows["ours"] - rows["published"]).abs().mean()),
+                    **{f"{r.method} {r.metric.lower()}": r.ours for r in rows.itertuples()}})
+    return pd.DataFrame(out)
 
 
 def main(argv=None) -> None:
