@@ -116,7 +116,7 @@ def test_the_committed_corpus_table_is_the_corpus_reading():
     """The reason the corpus readings cost nothing: their rows are the committed table's."""
     spec = rd.load_readings(ROOT / "configs" / "readings" / "gnmf.yaml")
     for corpus in ("tdt2", "reuters"):
-        config = load_config(ROOT / "configs" / f"gnmf_{corpus}.yaml")
+        config = load_config(ROOT / "configs" / f"{spec.bases[f'gnmf_{corpus}']}.yaml")
         committed = load_config(ROOT / "configs" / f"gnmf_{corpus}_corpus.yaml")
         assert rd.reading_config(config, spec, "corpus").protocol_hash() == \
             committed.protocol_hash()
@@ -193,3 +193,36 @@ def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, 
     assert (out / "readings.png").exists() and (out / "readings.md").exists()
     chosen_runs = pd.read_csv(out / winner["reading"] / "gnmf_tdt2" / "runs.csv")
     assert set(chosen_runs["k"]) == {2, 3}  # validated on the held-out k = 2
+
+
+def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
+    path = _readings_file(tmp_path)
+    raw = yaml.safe_load(path.read_text())
+    raw["fixed"] = {"KM-NCW form": {"set": {"methods": {"KM-NCW": {"form": "ncut_hollow"}}},
+                                    "grounds": "audit: the weighted kernel k-means"}}
+    path.write_text(yaml.safe_dump(raw))
+    spec = rd.load_readings(path)
+    config = load_config(ROOT / "configs" / "lccf_tdt2.yaml")
+    for reading in spec.readings:
+        got = {m.name: m for m in rd.reading_config(config, spec, reading).methods}
+        assert got["KM-NCW"].params["form"] == "ncut_hollow"
+        assert "form" not in got["KM"].params and "form" not in got["KM-NCW-poly"].params
+    raw["fixed"]["KM-NCW form"]["set"] = {"methods": {"KM-NCW": {"p": 3}}}
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="stated by the paper"):
+        rd.load_readings(path)
+
+
+def test_readings_start_from_the_reference_config_named_beside_the_table(tmp_path):
+    """Once the primary config carries the chosen reading, the readings start from the
+    reference config; the reading's config keeps the table's name, and the reference reading is
+    the reference table itself."""
+    spec = rd.load_readings(ROOT / "configs" / "readings" / "gnmf.yaml")
+    assert spec.tables == ("gnmf_tdt2", "gnmf_reuters")
+    base = load_config(ROOT / "configs" / f"{spec.bases['gnmf_tdt2']}.yaml")
+    reference = rd.reading_config(base, spec, "reference", "gnmf_tdt2")
+    assert reference.name == "gnmf_tdt2"
+    assert reference.protocol_hash() == base.protocol_hash()
+    chosen = rd.reading_config(base, spec, "corpus-best10-unit", "gnmf_tdt2")
+    primary = load_config(ROOT / "configs" / "gnmf_tdt2.yaml")
+    assert chosen.protocol_hash() == primary.protocol_hash() != base.protocol_hash()

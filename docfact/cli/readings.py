@@ -145,7 +145,8 @@ def _markdown(path: Path, spec, landscape: pd.DataFrame, tables) -> None:
         lines += [f"  - `{value}`: {v['grounds']}" for value, v in values.items()]
     if spec.fixed:
         lines += ["", "Not varied:", ""]
-        lines += [f"- **{setting}**: {grounds}" for setting, grounds in spec.fixed.items()]
+        lines += [f"- **{setting}**: {v['grounds'] if isinstance(v, dict) else v}"
+                  for setting, v in spec.fixed.items()]
     lines += ["", "## Landscape", "",
               tabulate(landscape.drop(columns=["tables"]), headers="keys", showindex=False,
                        floatfmt=".3f", tablefmt="github"), "", "![readings](readings.png)", ""]

@@ -17,6 +17,15 @@ readings, each one value per setting:
     fixed: {graph weight: "paper, Eq. 6: 0-1 weights"}   # not varied, and why
     notes: free text shown in readings.md
 
+Every reading applies its settings to the table's config; once a table's primary config carries
+the chosen reading, the readings start from the reference config it replaced, named beside the
+table (`tables: {gnmf_tdt2: gnmf_tdt2_reference, ...}`), so that a value that sets nothing means
+the reference code's.
+
+A fixed setting may also carry a `set` of `methods` (method -> parameters) applied in every
+reading: how a method must be computed whatever the reading, e.g. an audit's correction of a
+method (`{set: {methods: {KM-NCW: {form: ncut_hollow}}}, grounds: "..."}`).
+
 A value's `set` may hold `data` (weight_on, weighting), `protocol` (nmi), `labels` (the label
 reader of every factorization) and `algorithms` (algorithm -> parameters, for every method of
 that algorithm). Settings a paper states (lambda, p, eta, alpha, k, runs, t...) cannot be set.
@@ -48,9 +57,10 @@ class Readings:
     paper: str  # the key of results/<paper>_readings (the file's stem)
     title: str
     tables: tuple  # config names
+    bases: dict  # table -> the config its readings start from (the reference config)
     settings: dict  # setting -> value -> {"set": patch, "grounds": text}
     readings: dict  # reading -> {setting: value}, in declared order
-    fixed: dict  # setting -> grounds, for the settings not varied
+    fixed: dict  # setting -> grounds, or {set: {methods: ...}, grounds}: not varied
     notes: str = ""  # what a reader of the landscape should know (shown in readings.md)
 
     def folder(self, results: Path) -> Path:
@@ -93,10 +103,32 @@ def load_readings(path) -> Readings:
                 raise ConfigError(f"{at}.{setting}: {value!r} is not a value of that setting; "
                                   f"values: {', '.join(map(str, settings[setting]))}")
     tables = raw["tables"]
-    if not isinstance(tables, list) or not tables:
-        raise ConfigError(f"{where}: tables: a list of config names")
-    return Readings(path.stem, raw.get("paper", path.stem), tuple(tables), settings,
-                    dict(readings), raw.get("fixed", {}) or {}, raw.get("notes", ""))
+    if isinstance(tables, dict) and tables:
+        bases = {str(t): str(b) for t, b in tables.items()}
+    elif isinstance(tables, list) and tables:
+        bases = {str(t): str(t) for t in tables}
+    else:
+        raise ConfigError(f"{where}: tables: a list of config names, or a mapping of table -> "
+                          "the config its readings start from")
+    fixed = raw.get("fixed", {}) or {}
+    for name, spec in fixed.items():
+        if isinstance(spec, dict):
+            _check_fixed(spec, f"{where}: fixed.{name}")
+    return Readings(path.stem, raw.get("paper", path.stem), tuple(bases), bases, settings,
+                    dict(readings), fixed, raw.get("notes", ""))
+
+
+def _check_fixed(spec: dict, where: str) -> None:
+    if not str(spec.get("grounds", "")).strip():
+        raise ConfigError(f"{where}: needs its grounds (paper, code or convention)")
+    patch = spec.get("set") or {}
+    if not isinstance(patch, dict) or set(patch) - {"methods"}:
+        raise ConfigError(f"{where}.set: may set only methods (method -> parameters)")
+    for method, params in (patch.get("methods") or {}).items():
+        stated = sorted(set(params or {}) & STATED)
+        if stated:
+            raise ConfigError(f"{where}.set.methods.{method}: {', '.join(stated)} is stated "
+                              "by the paper and never varied")
 
 
 def _check_patch(patch, where: str) -> None:
@@ -121,9 +153,30 @@ def _check_patch(patch, where: str) -> None:
                               "labels, protocol")
 
 
-def reading_config(config: Config, readings: Readings, reading: str) -> Config:
-    """The config with every setting of `reading` applied (its name unchanged)."""
+def fixed_methods(readings: Readings) -> dict:
+    """{method: parameters} of the fixed settings that set methods, for every reading."""
+    out = {}
+    for spec in readings.fixed.values():
+        if isinstance(spec, dict):
+            for method, params in ((spec.get("set") or {}).get("methods") or {}).items():
+                out.setdefault(method, {}).update(params or {})
+    return out
+
+
+def reading_config(config: Config, readings: Readings, reading: str, name=None) -> Config:
+    """The config with the fixed methods' parameters and every setting of `reading` applied,
+    named `name` (default: its own)."""
     raw = copy.deepcopy(config.raw)
+    if name is not None:
+        raw["name"] = name
+    raw.pop("notes", None)  # the base table's words, not the reading's
+    if isinstance(raw.get("report"), dict):
+        raw["report"].pop("kind", None)
+    for method, params in fixed_methods(readings).items():
+        if method not in raw["methods"]:
+            raise ConfigError(f"{config.name}: a fixed setting names method {method!r}, "
+                              "which the table does not have")
+        raw["methods"][method].update(params)
     for setting, value in readings.readings[reading].items():
         patch = readings.settings[setting][value].get("set") or {}
         for key in SETTABLE:
@@ -138,7 +191,7 @@ def reading_config(config: Config, readings: Readings, reading: str) -> Config:
                 if spec["algorithm"] == algorithm:
                     spec.update(params)
     return parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
-                        default_name=config.name)
+                        default_name=raw.get("name", config.name))
 
 
 def phase_ks(config: Config, phase: str) -> tuple:
@@ -171,7 +224,8 @@ def run_reading(readings: Readings, reading: str, phase: str, configs: Path, res
     """Run (or resume) `reading` on the sub-protocol `phase` for each table; {table: folder}."""
     folders = {}
     for name in tables or readings.tables:
-        config = reading_config(load_config(Path(configs) / f"{name}.yaml"), readings, reading)
+        base = load_config(Path(configs) / f"{readings.bases[name]}.yaml")
+        config = reading_config(base, readings, reading, name)
         out = readings.folder(results) / reading / name
         run(phase_config(config, phase), out, jobs=jobs, progress=progress,
             donors=donor_folders(results))
