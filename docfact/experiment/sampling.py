@@ -1,5 +1,5 @@
-"""Which classes (and labelled samples) each run uses, and every seed of the protocol, from one
-master seed.
+"""Which classes (and labelled samples or constrained pairs) each run uses, and every seed of
+the protocol, from one master seed.
 
 The k classes of run r come from a generator seeded with (seed, k, r), so every method sees the
 same documents, any (k, r) can be recomputed alone, and reruns are identical. A method's seed is
@@ -9,6 +9,7 @@ same documents, any (k, r) can be recomputed alone, and reruns are identical. A 
 import zlib
 
 import numpy as np
+import scipy.sparse as sp
 
 
 def sample_classes(classes: np.ndarray, k: int, seed: int, run: int) -> np.ndarray:
@@ -32,3 +33,29 @@ def sample_labelled(y: np.ndarray, fraction: float, seed: int, k: int, run: int)
         chosen = rng.choice(members, max(1, round(fraction * len(members))), replace=False)
         partial[chosen] = c
     return partial
+
+
+def sample_pairs(y: np.ndarray, fraction: float, seed: int, k: int, run: int,
+                 block: int = 1 << 22) -> sp.csr_matrix:
+    """Pairwise constraints of run `run` of k: Z (n, n), sparse, symmetric, zero diagonal, on a
+    random `fraction` (at least one) of the n (n - 1) / 2 pairs i < j: +1 (must-link) where
+    y_i = y_j, -1 (cannot-link) otherwise; every semi-supervised method of the run gets the
+    same ones. The pairs are drawn by their rank in the upper triangle (row by row) without
+    forming all pairs: the ranks are cut into blocks of `block`, the draw's count in each block
+    is multivariate hypergeometric, then drawn in the block without replacement (memory of one
+    block plus the pairs drawn); each subset of the same size is equally likely."""
+    n = len(y)
+    total = n * (n - 1) // 2
+    m = max(1, round(fraction * total))
+    rng = np.random.default_rng([seed, k, run, zlib.crc32(b"pairs")])
+    sizes = np.diff(np.r_[np.arange(0, total, block), total])
+    counts = rng.multivariate_hypergeometric(sizes, m)
+    ranks = np.concatenate([start + rng.choice(size, count, replace=False)
+                            for start, size, count in zip(np.arange(0, total, block), sizes,
+                                                          counts, strict=True)])
+    starts = np.arange(n) * (2 * n - np.arange(n) - 1) // 2  # rank of pair (i, i + 1)
+    i = np.searchsorted(starts, ranks, side="right") - 1
+    j = ranks - starts[i] + i + 1
+    z = np.where(y[i] == y[j], 1.0, -1.0)
+    Z = sp.coo_matrix((np.r_[z, z], (np.r_[i, j], np.r_[j, i])), shape=(n, n))
+    return Z.tocsr()
