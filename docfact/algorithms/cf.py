@@ -17,7 +17,13 @@ from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.costs import kernel_form
 from docfact.algorithms.engine import EPS, dtype, fast_products, graph_term, mu_step, rescale
-from docfact.algorithms.graphs import check_graph, check_graph_params, check_partial_labels, degrees
+from docfact.algorithms.graphs import (
+    check_constraints,
+    check_graph,
+    check_graph_params,
+    check_partial_labels,
+    degrees,
+)
 from docfact.algorithms.kernels import DenseKernel, affinity, check_kernel_params
 
 
@@ -172,15 +178,21 @@ class CF(MultiplicativeFactorization):
         return LCCFRule(K, self.n_components, S, lam, gamma if lam > 0 else None,
                         self.loop_normalize)
 
-    def fit_transform(self, X, y=None, S=None, track_objective=False):
+    def fit_transform(self, X, y=None, S=None, track_objective=False, constraints=None):
         """Factorize X (n_samples, n_features), or K (n, n) with kernel="precomputed";
         return V (n_samples, n_components).
 
         S : optional precomputed graph affinity (n, n) for LCCF (built from X otherwise).
+        constraints : for the semi-supervised methods, pairwise constraints Z (n, n) in place
+            of the partial labels y (semisup.py).
         """
         X = check_data(X, nonnegative=False)  # kernels with negative entries: Section 3.5
         self._check_n_samples(X.shape[0])
-        if self.semi_supervised:
+        if self.semi_supervised and constraints is not None:
+            if y is not None:
+                raise ValueError("pass the partial labels y or the constraints, not both")
+            y = check_constraints(constraints, X.shape[0])
+        elif self.semi_supervised:
             y = check_partial_labels(y, X.shape[0])
         S, lam = self._affinity(X, S, y)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)

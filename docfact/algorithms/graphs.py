@@ -7,6 +7,7 @@ p nearest neighbours. For L2-normalised rows this is the cosine-similarity neigh
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
@@ -81,9 +82,55 @@ def labelled_classes(y: np.ndarray) -> tuple:
     return idx, np.unique(y[idx], return_inverse=True)[1]
 
 
-def pair_constraints(y: np.ndarray) -> tuple:
+def check_constraints(Z, n: int) -> sp.csr_matrix:
+    """Pairwise constraints Z (n, n) as CSR: symmetric, zero diagonal, entries +1 (must-link)
+    or -1 (cannot-link); ValueError otherwise or when Z constrains no pair."""
+    if not sp.issparse(Z) or Z.shape != (n, n):
+        raise ValueError(f"constraints must be a sparse ({n}, {n}) matrix, got "
+                         f"{getattr(Z, 'shape', type(Z).__name__)}")
+    Z = sp.csr_matrix(Z, dtype=np.float64)
+    Z.eliminate_zeros()
+    if Z.nnz == 0:
+        raise ValueError("the constraints hold no pair")
+    if not np.isin(Z.data, (-1.0, 1.0)).all() or Z.diagonal().any() or (Z != Z.T).nnz:
+        raise ValueError("constraints must be symmetric, +1 (must-link) or -1 (cannot-link) "
+                         "off the diagonal")
+    return Z
+
+
+def must_link_labels(Z) -> np.ndarray:
+    """Partial labels (n,) read from constraints Z (check_constraints) for the methods that
+    take labels (CCF, GDCF): the connected components of the must-link graph, those of two
+    samples or more numbered 0 .. c - 1 (a class each), -1 for the samples no must-link
+    reaches; cannot-links are not read."""
+    M, _ = pair_constraints(Z)
+    _, comp = connected_components(M, directed=False)
+    sizes = np.bincount(comp)
+    linked = sizes[comp] > 1
+    if not linked.any():
+        raise ValueError("the constraints hold no must-link pair, which the labels are read from")
+    y = np.full(len(comp), -1)
+    y[linked] = np.unique(comp[linked], return_inverse=True)[1]
+    return y
+
+
+def partial_labels(y) -> np.ndarray:
+    """Partial labels y as given, or read from constraints Z (must_link_labels)."""
+    return must_link_labels(y) if sp.issparse(y) else y
+
+
+def pair_constraints(y) -> tuple:
     """(M, C), sparse (n, n): M_ij = 1 for the must-link pairs (i != j labelled alike), C_ij = 1
-    for the cannot-link pairs (labelled differently), from partial labels y (-1 = unlabelled)."""
+    for the cannot-link pairs (labelled differently), from partial labels y (-1 = unlabelled),
+    or from constraints Z (check_constraints): M = [Z > 0], C = [Z < 0]."""
+    if sp.issparse(y):
+        Z, links = sp.csr_matrix(y), []
+        for sign in (1, -1):
+            P = sp.csr_matrix(((sign * Z.data > 0).astype(float), Z.indices.copy(),
+                               Z.indptr.copy()), Z.shape)
+            P.eliminate_zeros()
+            links.append(P)
+        return tuple(links)
     n = len(y)
     idx, codes = labelled_classes(y)
     same = codes[:, None] == codes[None, :]
@@ -109,7 +156,7 @@ def labelled_graph(W, y: np.ndarray) -> sp.csr_matrix:
 LINKS = {"both": (2.0, 1.0), "must": (1.0, 0.0), "cannot": (1.0, 1.0)}  # Z = a Y Y^T - b 1 1^T
 
 
-def propagate_constraints(W, y: np.ndarray, alpha: float, links: str = "both") -> np.ndarray:
+def propagate_constraints(W, y, alpha: float, links: str = "both") -> np.ndarray:
     """E2CP (Lu & Ip 2010) as RCF Section 3.1 uses it: F* (n, n), the limit of the vertical
     then the horizontal propagation of Z (RCF Eq. 9: +1 same class, -1 different classes, 0
     unknown) over S = D^-1/2 W D^-1/2 (W the p-NN affinity, zero diagonal):
@@ -117,12 +164,23 @@ def propagate_constraints(W, y: np.ndarray, alpha: float, links: str = "both") -
     On the labelled samples Z = a Y Y^T - b 1 1^T (Y their one-hot classes): a, b = 2, 1 for
     both kinds of links; links="must" keeps the +1 (1, 0), links="cannot" the -1 (1, 1; RCF
     Fig. 3). So F* = (1 - alpha)^2 (a G G^T - b s s^T) with G = (I - alpha S)^-1 E Y and s = G 1:
-    one sparse solve per class instead of the n x n inverse."""
+    one sparse solve per class instead of the n x n inverse.
+    Given constraints Z (check_constraints) in place of y, F* = (1 - alpha)^2 P Z P with
+    P = (I - alpha S)^-1 (two solves of n right-hand sides); "must" keeps max(Z, 0), "cannot"
+    min(Z, 0)."""
     a, b = LINKS[links]
-    n = len(y)
+    n = W.shape[0]
     d = degrees(W)
     g = 1.0 / np.sqrt(np.maximum(d, np.finfo(float).tiny))
     S = sp.diags(g) @ sp.csr_matrix(W) @ sp.diags(g)
+    if sp.issparse(y):
+        M, C = pair_constraints(y)
+        Z = {"both": M - C, "must": M, "cannot": -C}[links]
+        lu = splu(sp.csc_matrix(sp.identity(n) - alpha * S))
+        F = lu.solve(np.ascontiguousarray(lu.solve(Z.toarray()).T))  # P Z P, P symmetric
+        F += F.T
+        F *= (1 - alpha) ** 2 / 2
+        return F
     idx, codes = labelled_classes(y)
     EY = sp.csr_matrix((np.ones(len(idx)), (idx, codes)), shape=(n, codes.max() + 1))
     G = splu(sp.csc_matrix(sp.identity(n) - alpha * S)).solve(EY.toarray())

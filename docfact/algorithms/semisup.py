@@ -3,9 +3,11 @@ CCF, SemiLCCF, CNPCF, GDCF and RCF itself.
 
 Each is CF's reconstruction ||X - X W V^T||^2 (cf.py: K = X^T X (N, N), W (N, K) associations,
 V (N, K) the representation; V updated first, then W) plus a use of partial labels y (N,), -1 for
-the unlabelled samples: `fit_transform(X, y)`. The labelled subset is the run's (the RCF paper's
-"t constraint information for each class"); must-link pairs are labelled pairs of one class,
-cannot-link pairs labelled pairs of two classes.
+the unlabelled samples: `fit_transform(X, y)`, must-link pairs being labelled pairs of one class,
+cannot-link pairs labelled pairs of two classes. Or of given pairwise constraints:
+`fit_transform(X, constraints=Z)`, Z (N, N) sparse symmetric, +1 must-link, -1 cannot-link
+(graphs.check_constraints); CCF and GDCF, which take labels, then read the must-link graph's
+connected components as classes (graphs.must_link_labels). The rules' `y` is either.
 """
 
 import numpy as np
@@ -21,6 +23,7 @@ from docfact.algorithms.graphs import (
     labelled_classes,
     labelled_graph,
     pair_constraints,
+    partial_labels,
     propagate_constraints,
 )
 
@@ -144,7 +147,8 @@ class CCF(CF):
     """Constrained concept factorization (Liu, Yang, Wu, Cai 2014): CF with V = A Z, samples
     labelled alike forced onto one representation; no parameter of its own.
 
-    fit_transform(X, y): y (n,) partial labels, -1 for unlabelled samples; returns V = A Z.
+    fit_transform(X, y): y (n,) partial labels, -1 for unlabelled samples (or constraints=Z:
+    the must-link components as labels); returns V = A Z.
     Attributes: label_matrix_ A (n, c + n - l); association_ W; n_iter_; objective_.
     """
 
@@ -158,18 +162,18 @@ class CCF(CF):
     semi_supervised = True
 
     def _rule(self, K, S, lam, gamma, y):
-        self.label_matrix_ = label_matrix(y)
+        self.label_matrix_ = label_matrix(partial_labels(y))
         return CCFRule(K, self.n_components, self.label_matrix_, self.loop_normalize)
 
-    def fit_transform(self, X, y=None, S=None, track_objective=False):
-        Z = super().fit_transform(X, y, S, track_objective)
+    def fit_transform(self, X, y=None, S=None, track_objective=False, constraints=None):
+        Z = super().fit_transform(X, y, S, track_objective, constraints)
         return np.asarray(self.label_matrix_ @ Z)
 
 
 class _SemiSupervisedLCCF(LCCF):
     """LCCF's parameters without NC weighting, for the rules that add labels to its graph
-    term; fit_transform(X, y, S=None): y partial labels (-1 unlabelled), S the p-NN graph if
-    built (from X's rows otherwise)."""
+    term; fit_transform(X, y, S=None, constraints=None): y partial labels (-1 unlabelled) or
+    constraints Z (module docstring), S the p-NN graph if built (from X's rows otherwise)."""
 
     semi_supervised = True
 
@@ -184,7 +188,8 @@ class _SemiSupervisedLCCF(LCCF):
 
 class SemiLCCF(_SemiSupervisedLCCF):
     """LCCF on the labelled graph (LCCF paper Section 3.4): the p-NN graph's labelled block set
-    to 1 within a class and 0 across classes (graphs.labelled_graph); lam 100, p 5."""
+    to 1 within a class and 0 across classes (graphs.labelled_graph); given constraints Z, its
+    must-link pairs set to 1 and cannot-link pairs to 0; lam 100, p 5."""
 
     def _affinity(self, X, S, y):
         S, lam = super()._affinity(X, S, y)
@@ -230,7 +235,8 @@ class GDCF(_SemiSupervisedLCCF):
         check_float("beta", self.beta)
 
     def _rule(self, K, S, lam, gamma, y):
-        return GDCFRule(K, self.n_components, S, lam, y, self.beta, self.loop_normalize)
+        return GDCFRule(K, self.n_components, S, lam, partial_labels(y), self.beta,
+                        self.loop_normalize)
 
 
 class RCF(_SemiSupervisedLCCF):
