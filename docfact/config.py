@@ -7,6 +7,7 @@ A config is one table of a paper:
     data: {view: gnmf_tdt2, weighting: tfidf, weight_on: subset}
     protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of;
                                                # labelled: t, see Config.labelled;
+                                               # constraints: pairs, Config.constraints;
                                                # nmi: max (default), sqrt or arithmetic
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
     numerics: {precision: float32, products: auto}   # how factorizations compute (Method)
@@ -68,6 +69,9 @@ class Config:
     raw: dict  # the YAML mapping as read, saved beside the results
     shares: str | None = None  # a table whose rows of identical methods this one takes (runner)
     nmi: str = "max"  # NMI's normalisation of MI: max, sqrt or arithmetic of the two entropies
+    # how the semi-supervised methods' constraints are drawn, with t = labelled: "labelled", t of
+    # each class's samples labelled, every pair among them; "pairs", t of all n (n - 1) / 2 pairs
+    constraints: str = "labelled"
 
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
@@ -77,15 +81,20 @@ class Config:
             key["best_of"] = self.best_of
         if self.labelled is not None:
             key["labelled"] = self.labelled
+        if self.constraints != "labelled":
+            key["constraints"] = self.constraints
         return _digest(key)
 
     def row_key(self, method) -> str:
         """Identifies what one method's records depend on: the data, seed and best_of, the
-        method itself, and the labelled fraction if it uses labels. Two tables with equal keys
-        for a method have the same rows for it at every (k, run)."""
-        return _digest({**self._inputs(), "best_of": self.best_of,
-                        "method": method.key(effective=True),
-                        "labelled": self.labelled if method.semi_supervised else None})
+        method itself, and the labelled fraction (and the constraints' sampling, when not
+        "labelled") if it uses labels. Two tables with equal keys for a method have the same
+        rows for it at every (k, run)."""
+        key = {**self._inputs(), "best_of": self.best_of, "method": method.key(effective=True),
+               "labelled": self.labelled if method.semi_supervised else None}
+        if method.semi_supervised and self.constraints != "labelled":
+            key["constraints"] = self.constraints
+        return _digest(key)
 
     def _inputs(self) -> dict:
         """What every record depends on: the documents, their weighting, the master seed and
@@ -271,7 +280,8 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
                   _published(raw.get("published"), f"{where}: published", names),
                   _check(raw.get("check", {}), f"{where}: check", names, k),
                   raw.get("notes", ""), raw, raw.get("shares"),
-                  raw["protocol"].get("nmi", "max"))
+                  raw["protocol"].get("nmi", "max"),
+                  _constraints(raw["protocol"], methods, f"{where}: protocol.constraints"))
 
 
 def method_params(spec: dict, where: str) -> dict:
@@ -447,6 +457,14 @@ def _labelled(fraction, methods, where: str):
     if fraction is not None and not semi:
         raise ConfigError(f"{where}: no method of this config uses labels")
     return fraction
+
+
+def _constraints(protocol: dict, methods, where: str) -> str:
+    """protocol.constraints, only for configs with semi-supervised methods."""
+    value = protocol.get("constraints", "labelled")
+    if "constraints" in protocol and not any(m.semi_supervised for m in methods):
+        raise ConfigError(f"{where}: no method of this config uses constraints")
+    return value
 
 
 def _labels(value) -> dict:

@@ -83,14 +83,16 @@ DENSE_ABOVE = 0.5  # fill above which the data go to the methods dense (images, 
 
 class Artefacts:
     """What one run builds once and hands to every method: the weighted data, its graphs and
-    its kernel matrices, and the partial labels y of the semi-supervised methods (-1 for the
-    unlabelled samples; None when the protocol labels none). Data with few zeros (face images)
-    are handed over as a dense array: BLAS products are several times faster on them than
-    sparse ones."""
+    its kernel matrices, and what the semi-supervised methods are given: the partial labels y
+    (-1 for the unlabelled samples) or the pairwise constraints Z (sparse (n, n), +1 must-link,
+    -1 cannot-link), as the protocol samples them (None when it labels none). Data with few
+    zeros (face images) are handed over as a dense array: BLAS products are several times
+    faster on them than sparse ones."""
 
-    def __init__(self, X: sp.csr_matrix, y_partial=None):
+    def __init__(self, X: sp.csr_matrix, y_partial=None, constraints=None):
         self.X = X.toarray() if X.nnz > DENSE_ABOVE * X.shape[0] * X.shape[1] else X
         self.y_partial = y_partial
+        self.constraints = constraints
         self._cache = {}
 
     def _get(self, key, build):
@@ -197,7 +199,9 @@ class Method:
         if a.clusters:
             return est, est.fit(X).labels_
         fit_params = {a.graph: artefacts.graph(est.p, est.weight)} if a.graph else {}
-        if a.semi_supervised:
+        if a.semi_supervised and artefacts.constraints is not None:
+            fit_params["constraints"] = artefacts.constraints
+        elif a.semi_supervised:
             fit_params["y"] = artefacts.y_partial
         with numerics(**self.numerics):
             return est, est.fit_transform(X, track_objective=track_objective, **fit_params)

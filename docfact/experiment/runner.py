@@ -29,7 +29,7 @@ from docfact.datasets.stats import duplicate_documents
 from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
-from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled
+from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled, sample_pairs
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 from docfact.experiment.store import Lock, RunStore, check_format, read_setup
 
@@ -181,9 +181,13 @@ def prepare(config: Config, X):
 
 def artefacts(config: Config, X, y, k: int, r: int) -> Artefacts:
     """What the methods of run r of k share: the prepared documents X and, when the protocol
-    labels some, the run's partial labels."""
-    return Artefacts(X, None if config.labelled is None else
-                     sample_labelled(y, config.labelled, config.seed, k, r))
+    labels some, the run's partial labels or (protocol.constraints: pairs) pairwise
+    constraints."""
+    if config.labelled is None:
+        return Artefacts(X)
+    if config.constraints == "pairs":
+        return Artefacts(X, constraints=sample_pairs(y, config.labelled, config.seed, k, r))
+    return Artefacts(X, sample_labelled(y, config.labelled, config.seed, k, r))
 
 
 def data_hash(config: Config):
@@ -374,6 +378,7 @@ def _manifest(config: Config, corpus, jobs: int, digest) -> dict:
         "runs": config.runs,
         **({"best_of": config.best_of} if config.best_of > 1 else {}),
         **({"labelled": config.labelled} if config.labelled is not None else {}),
+        **({"constraints": config.constraints} if config.constraints != "labelled" else {}),
         **({"shares": config.shares} if config.shares else {}),
         "python": platform.python_version(),
         "versions": _versions(),

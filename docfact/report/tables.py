@@ -53,9 +53,14 @@ def protocol_words(manifest: dict) -> str:
     """What a run's protocol adds to k, runs and seed: how its result was chosen, when it was
     the best of several sub-runs, and how many labels the semi-supervised methods saw; else ''."""
     n, t = manifest.get("best_of", 1), manifest.get("labelled")
-    return ((f"; each run the best (by AC) of {n} sub-runs" if n > 1 else "")
-            + (f"; labelled: {100 * t:g}% of each class's documents (at least one), for the "
-               "semi-supervised methods" if t is not None else ""))
+    if manifest.get("constraints") == "pairs":
+        labels = (f"; constraints: {100 * t:g}% of all document pairs, must-link or cannot-link "
+                  "by class, for the semi-supervised methods (CCF and GDCF: the must-link "
+                  "components as classes)")
+    else:
+        labels = (f"; labelled: {100 * t:g}% of each class's documents (at least one), for the "
+                  "semi-supervised methods" if t is not None else "")
+    return (f"; each run the best (by AC) of {n} sub-runs" if n > 1 else "") + labels
 
 
 def tables(folder, ks=None, runs=None) -> tuple:
