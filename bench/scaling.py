@@ -40,10 +40,10 @@ def one(c: int) -> dict:
         X = weight(corpus.X)
         times["tfidf"] = time.perf_counter() - t
         t = time.perf_counter()
-        S = knn_graph(X, 5, "cosine")
+        W = knn_graph(X, 5, "cosine")
         times["graph"] = time.perf_counter() - t
         t = time.perf_counter()
-        V = LCCF(c, lam=100, random_state=0).fit_transform(X, S=S)
+        V = LCCF(c, lam=100, random_state=0).fit_transform(X, W=W)
         times["fit"] = time.perf_counter() - t
         t = time.perf_counter()
         labels = KMeans(c, n_replicates=20, random_state=0).fit_predict(V)

@@ -33,9 +33,10 @@ import jsonschema
 import yaml
 
 from docfact import limits
+from docfact.algorithms.registry import PAPER_NAMES, keyword, paper_name
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError, ConfigNote
-from docfact.experiment.methods import PAPER_NAMES, Method, keyword, paper_name
+from docfact.experiment.methods import Method
 
 METRICS = ("ac", "nmi")
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",

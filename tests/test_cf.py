@@ -20,8 +20,8 @@ def data():
 
 
 def history(est, X, **fit):
-    est.set_params(n_restarts=1, max_iter=150, loop_normalize=False)
-    est.fit_transform(X, track_objective=True, **fit)
+    est.set_params(n_restarts=1, max_iter=150, loop_normalize=False, track_objective=True)
+    est.fit_transform(X, **fit)
     return np.array(est.objective_)
 
 
@@ -46,10 +46,10 @@ def test_signed_kernel_updates_never_increase_the_objective():
     X = rng.normal(size=(25, 6))
     K = X @ X.T
     assert K.min() < 0
-    for lam, S in [(0.0, None), (5.0, knn_graph(X, 4))]:
-        est = LCCF(3, lam=lam, kernel="precomputed", random_state=0) if S is not None else CF(
+    for lam, W in [(0.0, None), (5.0, knn_graph(X, 4))]:
+        est = LCCF(3, lam=lam, kernel="precomputed", random_state=0) if W is not None else CF(
             3, kernel="precomputed", random_state=0)
-        h = history(est, K, **({"S": S} if S is not None else {}))
+        h = history(est, K, **({"W": W} if W is not None else {}))
         assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1])), np.diff(h).max()
 
 
@@ -64,9 +64,9 @@ def test_cf_is_lccf_with_zero_lambda(data):
 def test_sparse_form_equals_dense_kernel(data, ncw):
     X, _ = data
     K = (X @ X.T).toarray()
-    S = knn_graph(X, 5, "cosine")
-    V_sparse = LCCF(3, ncw=ncw, random_state=9).fit_transform(X, S=S)
-    V_dense = LCCF(3, ncw=ncw, kernel="precomputed", random_state=9).fit_transform(K, S=S)
+    W = knn_graph(X, 5, "cosine")
+    V_sparse = LCCF(3, ncw=ncw, random_state=9).fit_transform(X, W=W)
+    V_dense = LCCF(3, ncw=ncw, kernel="precomputed", random_state=9).fit_transform(K, W=W)
     np.testing.assert_allclose(V_sparse, V_dense, rtol=1e-8, atol=1e-10)
 
 

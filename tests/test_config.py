@@ -64,7 +64,7 @@ def test_validate_lists_every_problem_at_once(tmp_path):
     path.write_text(bad_methods)
     lines = run_cli("validate", path).output.splitlines()
     assert len(lines) == 2
-    assert "(methods.A): lambda must be" in lines[0]
+    assert "(methods.A): The 'lambda' parameter of GNMF must be" in lines[0]
     assert "(methods.B): unknown parameter(s) colour" in lines[1]
 
 

@@ -94,9 +94,10 @@ def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path
 
 def test_bad_sweep_parameter_is_one_line(tmp_path):
     cfg = small_config(tmp_path)
-    for param, message in [("gnmf.lambda=-1", "lambda must be"), ("nope.p=3", "no method"),
-                           ("gnmf.p=a", "p must be an integer >= 1, got 'a'"),
-                           ("gnmf.weight=heat", "weight must be one of"),
+    for param, message in [("gnmf.lambda=-1", "'lambda' parameter of GNMF must be"),
+                           ("nope.p=3", "no method"),
+                           ("gnmf.p=a", "'p' parameter of GNMF must be an int in the range"),
+                           ("gnmf.weight=heat", "'weight' parameter of GNMF must be a str among"),
                            ("lambda", "METHOD.PARAM")]:
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])

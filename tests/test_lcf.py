@@ -42,14 +42,14 @@ def test_lcf_objective_never_increases_under_each_update(faces, kernel, lam):
     X, _ = faces
     K = LinearKernel(X) if kernel == "linear" else DenseKernel(polynomial_kernel(X))
     rule = LCFRule(K, 3, lam)
-    W, V = rule.init(np.random.default_rng(0))
-    last = rule.objective((W, V))
+    U, V = rule.init(np.random.default_rng(0))
+    last = rule.objective((U, V))
     for _ in range(60):
-        KW = K.dot(W)
-        rule.update_V(W, V, KW)  # Eq. (5)
-        after_V = rule.objective((W, V))
-        rule.update_W(W, V, KW, K.dot(V))  # Eq. (4)
-        after_W = rule.objective((W, V))
+        KU = K.dot(U)
+        rule.update_V(U, V, KU)  # Eq. (5)
+        after_V = rule.objective((U, V))
+        rule.update_U(U, V, KU, K.dot(V))  # Eq. (4)
+        after_W = rule.objective((U, V))
         assert after_V <= last * (1 + 1e-12) and after_W <= after_V * (1 + 1e-12)
         last = after_W
 
@@ -99,8 +99,8 @@ def test_lcf_is_deterministic_and_clusters_separated_data(faces):
 
 def test_lcf_refuses_a_kernel_with_negative_entries():
     X = np.array([[1.0, -2.0], [0.5, 1.0], [-1.0, 0.2]])
-    with pytest.raises(ValueError, match="nonnegative"):
-        LCF(2).fit_transform(X)
+    with pytest.raises(ValueError, match="Negative values"):
+        LCF(2, kernel="precomputed").fit_transform(X @ X.T)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -148,8 +148,8 @@ def test_sparse_nmf_estimator_is_deterministic(faces):
 
 
 @pytest.mark.parametrize("params,message", [
-    ({"sparseness_V": 1.5}, "sparseness_V must be"),
-    ({"sparseness_U": "high"}, "sparseness_U must be"),
+    ({"sparseness_V": 1.5}, "'sparseness_V' parameter of SparseNMF must be"),
+    ({"sparseness_U": "high"}, "'sparseness_U' parameter of SparseNMF must be"),
     ({"sparseness_V": None}, "set sparseness_U or sparseness_V"),
 ])
 def test_sparse_nmf_invalid_parameters_are_named(faces, params, message):
@@ -158,7 +158,7 @@ def test_sparse_nmf_invalid_parameters_are_named(faces, params, message):
 
 
 def test_lcf_invalid_lambda_is_named(faces):
-    with pytest.raises(ValueError, match="lam must be"):
+    with pytest.raises(ValueError, match="'lam' parameter of LCF must be"):
         LCF(3, lam=-1).fit_transform(faces[0])
 
 
@@ -181,32 +181,32 @@ def assert_kkt(F, G, slack=0.05, complementarity=1e-3):
     assert np.abs(F * G).max() <= complementarity * np.abs(F).max() * scale
 
 
-class _MisweightedW(LCFRule):
-    """A wrong W update (the locality term's weights averaged over concepts), for the check."""
+class _MisweightedU(LCFRule):
+    """A wrong U update (the locality term's weights averaged over concepts), for the check."""
 
-    def update_W(self, W, V, KW, KV):
-        mu_step(W, (1 + self.lam) * KV, KW @ (V.T @ V) + self.lam * KW * V.sum(axis=0).mean())
+    def update_U(self, U, V, KU, KV):
+        mu_step(U, (1 + self.lam) * KV, KU @ (V.T @ V) + self.lam * KU * V.sum(axis=0).mean())
 
 
-@pytest.mark.parametrize("rule_class,holds", [(LCFRule, True), (_MisweightedW, False)])
+@pytest.mark.parametrize("rule_class,holds", [(LCFRule, True), (_MisweightedU, False)])
 def test_lcf_limit_satisfies_the_kkt_conditions_of_eq_2(rule_class, holds):
     """20000 iterations of Eqs. (5), (4) on 15 samples: the gradient of Eq. (2) itself (forward
-    differences of brute_lcf_objective, not the updates' algebra) is >= 0 and vanishes where W
-    and V are positive; a wrong W update fails the same check."""
+    differences of brute_lcf_objective, not the updates' algebra) is >= 0 and vanishes where U
+    and V are positive; a wrong U update fails the same check."""
     rng = np.random.default_rng(11)
     X = np.vstack([c + 0.4 * rng.random((5, 8)) for c in rng.random((3, 8))])
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     rule = rule_class(LinearKernel(X), 3, 0.3)
-    W, V = rule.init(np.random.default_rng(0))
+    U, V = rule.init(np.random.default_rng(0))
     for _ in range(20000):
-        rule.update((W, V))
-    assert rule.objective((W, V)) < 0.1 * rule.trace_K  # not the trivial KKT point W = V = 0
+        rule.update((U, V))
+    assert rule.objective((U, V)) < 0.1 * rule.trace_K  # not the trivial KKT point U = V = 0
     if not holds:
         with pytest.raises(AssertionError):
-            assert_kkt(W, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), W))
+            assert_kkt(U, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), U))
         return
-    assert_kkt(W, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), W))
-    assert_kkt(V, forward_gradient(lambda A: brute_lcf_objective(X, W, A, 0.3), V))
+    assert_kkt(U, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), U))
+    assert_kkt(V, forward_gradient(lambda A: brute_lcf_objective(X, U, A, 0.3), V))
 
 
 def test_lcf_cf_start_begins_where_cf_stops(faces):
@@ -225,5 +225,5 @@ def test_lcf_cf_start_begins_where_cf_stops(faces):
 
     assert cf_progress(LCFRule(K, 3, 0.3, init="cf").init(np.random.default_rng(0))) < 1e-4
     assert cf_progress(LCFRule(K, 3, 0.3).init(np.random.default_rng(0))) > 1e-2
-    with pytest.raises(ValueError, match="init must be"):
+    with pytest.raises(ValueError, match="'init' parameter of LCF must be"):
         LCF(3, init="nmf").fit_transform(X)

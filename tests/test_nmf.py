@@ -32,8 +32,8 @@ def dense_objective(X, U, V, lam=0.0, W=None):
 def test_objective_never_increases(data, lam, seed):
     X, _ = data
     W = knn_graph(X, 5)
-    est = GNMF(3, lam=lam, n_restarts=1, max_iter=200, random_state=seed)
-    est.fit_transform(X, W=W, track_objective=True)
+    est = GNMF(3, lam=lam, n_restarts=1, max_iter=200, random_state=seed, track_objective=True)
+    est.fit_transform(X, W=W)
     h = np.array(est.objective_)
     assert len(h) == 201
     assert np.all(np.diff(h) <= 1e-9 * h[:-1]), np.diff(h).max()
@@ -142,5 +142,5 @@ def test_invalid_parameters_are_named(data, bad):
 
 
 def test_negative_input_is_refused():
-    with pytest.raises(ValueError, match="negative"):
+    with pytest.raises(ValueError, match="Negative values"):
         NMF(2).fit_transform(-np.ones((4, 3)))

@@ -54,10 +54,10 @@ def test_float32_fits_are_float32_inside_and_agree_with_float64(data, make):
     float32's resolution of float64's after the same iterations from the same starts."""
     X, y = data
     ref = make()
-    V64 = ref.fit_transform(X, track_objective=True)
+    V64 = ref.set_params(track_objective=True).fit_transform(X)
     with numerics(precision="float32"):
         fast = make()
-        V32 = fast.fit_transform(X, track_objective=True)
+        V32 = fast.set_params(track_objective=True).fit_transform(X)
     assert V32.dtype == np.float64
     assert accuracy(V64.argmax(axis=1), V32.argmax(axis=1)) == 1.0
     np.testing.assert_allclose(fast.objective_[-1], ref.objective_[-1], rtol=1e-4)

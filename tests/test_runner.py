@@ -16,9 +16,10 @@ import yaml
 from click.testing import CliRunner
 from sklearn.base import BaseEstimator
 
+from docfact.algorithms.registry import ALGORITHMS
 from docfact.cli import main
 from docfact.config import load_config
-from docfact.experiment import methods as registry
+from docfact.experiment.methods import Artefacts
 
 FAST = {"n_restarts": 2, "min_iter": 5, "max_iter": 20}
 
@@ -132,14 +133,13 @@ def test_truncated_records_are_recomputed(tmp_path):
 class Exploding(BaseEstimator):
     """A stand-in estimator that fails on k = 3, as a diverging factorization would."""
 
+    _parameter_constraints = {"n_components": [int], "random_state": [int, None]}
+
     def __init__(self, n_components, random_state=None):
         self.n_components = n_components
         self.random_state = random_state
 
-    def _validate_params(self):
-        pass
-
-    def fit_transform(self, X, track_objective=False):
+    def fit_transform(self, X):
         if self.n_components == 3:
             raise FloatingPointError("the factors contain NaN or Inf")
         self.n_iter_, self.objective_ = 1, [0.0]
@@ -147,7 +147,7 @@ class Exploding(BaseEstimator):
 
 
 def test_a_failing_run_is_recorded_and_counted(tmp_path, monkeypatch):
-    monkeypatch.setitem(registry.ALGORITHMS, "exploding", registry.Algorithm(Exploding))
+    monkeypatch.setitem(ALGORITHMS, "exploding", Exploding)
     cfg = small_config(tmp_path, runs=2, k=(2, 3))
     raw = yaml.safe_load(cfg.read_text())
     raw["methods"] = {"K-means": {"algorithm": "kmeans"}, "Boom": {"algorithm": "exploding"}}
@@ -167,7 +167,7 @@ def test_a_failing_run_is_recorded_and_counted(tmp_path, monkeypatch):
     (lambda c: c.update(protocol={"k": [2], "runs": 0}), "protocol.runs"),
     (lambda c: c.update(colour="red"), "unknown key 'colour'"),
     (lambda c: c["methods"].update(X={"algorithm": "nope"}), "unknown algorithm 'nope'"),
-    (lambda c: c["methods"]["GNMF"].update({"lambda": -1}), "lambda must be a number >= 0"),
+    (lambda c: c["methods"]["GNMF"].update({"lambda": -1}), "'lambda' parameter of GNMF"),
     (lambda c: c["methods"]["GNMF"].update(lambada=3), "lambada"),
     (lambda c: c.update(protocol={"k": [2, 31], "runs": 1}), "exceeds the 30 classes"),
     (lambda c: c.update(data={"view": "no_such_view"}), "no_such_view"),
@@ -383,7 +383,7 @@ def test_best_of_keeps_the_sub_run_of_highest_ac(tmp_path):
     spread = []
     for row in runs.itertuples():
         X, y, _ = draw(config, base_matrix(config, corpus), corpus.y, row.k, row.run)
-        artefacts = registry.Artefacts(prepare(config, X))
+        artefacts = Artefacts(prepare(config, X))
         method = next(m for m in config.methods if m.name == row.method)
         seeds = method_seed(config.seed, row.k, row.run, row.method).spawn(4)
         acs = [metrics.accuracy(y, method.cluster(artefacts, row.k, s)["labels"])
@@ -403,6 +403,6 @@ def test_images_reach_the_methods_dense_and_documents_sparse():
     rng = np.random.default_rng(0)
     images = sp.csr_matrix(rng.random((20, 50)))
     documents = sp.random(20, 500, density=0.01, format="csr", random_state=1)
-    assert isinstance(registry.Artefacts(images).X, np.ndarray)
-    np.testing.assert_array_equal(registry.Artefacts(images).X, images.toarray())
-    assert registry.Artefacts(documents).X is documents
+    assert isinstance(Artefacts(images).X, np.ndarray)
+    np.testing.assert_array_equal(Artefacts(images).X, images.toarray())
+    assert Artefacts(documents).X is documents

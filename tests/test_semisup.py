@@ -105,8 +105,9 @@ def test_label_matrix_shares_one_row_per_labelled_class(data):
 
 
 def history(est, X, yp, iterations=150):
-    est.set_params(n_restarts=1, max_iter=iterations, loop_normalize=False, random_state=3)
-    est.fit_transform(X, yp, track_objective=True)
+    est.set_params(n_restarts=1, max_iter=iterations, loop_normalize=False, random_state=3,
+                   track_objective=True)
+    est.fit_transform(X, yp)
     return np.array(est.objective_)
 
 

@@ -95,9 +95,9 @@ def test_row_argmax_clusters_separated_topics(docs, make):
     assert np.array_equal(H, again)
 
 
-@pytest.mark.parametrize("params,message", [({"eta": 0.0}, "eta must be in"),
-                                            ({"eta": 1.5}, "eta must be in"),
-                                            ({"kernel": "polynomial"}, "kernel must be")])
+@pytest.mark.parametrize("params,message", [({"eta": 0.0}, "'eta' parameter of PSPt must be"),
+                                            ({"eta": 1.5}, "'eta' parameter of PSPt must be"),
+                                            ({"kernel": "polynomial"}, "'kernel' parameter")])
 def test_invalid_parameters_are_named(docs, params, message):
     with pytest.raises(ValueError, match=message):
         PSPt(3, **params).fit_transform(docs[0])

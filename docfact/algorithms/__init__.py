@@ -1,6 +1,26 @@
 """Clustering and factorization estimators, usable on their own (scikit-learn conventions).
 
 Imports only numpy, scipy and scikit-learn: nothing here knows about configs, data sets or runs.
+
+Glossary, the same in every module: X the data, one sample per row (n_samples, n_features), the
+papers' X^T; U and V the factors, V (n_samples, k) the new representation of the samples (U the
+basis of NMF, U (n_samples, k) the association of samples to concepts in the CF family, as the
+reference code); W an affinity between the samples (n_samples, n_samples): the p-NN graph of a
+regulariser, or the affinity a symmetric factorization approximates; K a kernel matrix of the
+samples (n_samples, n_samples); k = `n_components` (or `n_clusters`), the rank, the number of
+clusters; lambda (`lam`, a Python keyword) the weight of a regulariser.
+
+The estimator contract (read by registry.py; a new algorithm is a module and a `register` line):
+- a scikit-learn estimator whose parameters are declared in `_parameter_constraints`, with
+  `random_state`; a clusterer (ClusterMixin: `n_clusters`, `labels_`) or a factorization
+  (TransformerMixin: `n_components`, `fit_transform(X)` -> V, `n_iter_`, `objective_` (the
+  objective history, its last entry the final value), `track_objective` to record every
+  iteration);
+- class attributes say what a run hands over: `semi_supervised` (fit(X, y): y the partial
+  labels, -1 for the unlabelled samples; or fit(X, constraints=Z), Z sparse (n_samples,
+  n_samples), +1 must-link, -1 cannot-link), `uses_graph` (fit(X, W=...): the run's p-NN graph,
+  built with the parameters `p` and `weight`), `uses_kernel` (parameters `kernel` and `degree`;
+  kernel="precomputed" takes K in place of X, so that a run computes a kernel once).
 """
 
 from docfact.algorithms.cf import CF, LCCF

@@ -1,26 +1,24 @@
-"""Parameter checks shared by the estimators (one-line ValueError messages naming the parameter)."""
+"""Parameter constraints shared by the estimators (scikit-learn's `_parameter_constraints`)."""
 
-import numbers
+from numbers import Integral, Real
 
-
-def check_int(name: str, value, low: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+from sklearn.utils._param_validation import Interval, StrOptions
 
 
-def check_float(name: str, value, low: float = 0.0, high: float | None = None,
-                allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not value >= low
-            or (high is not None and not value <= high)):
-        bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be a number {bounds}{' or None' if allow_none else ''}, "
-                         f"got {value!r}")
+class _Interval(Interval):
+    """scikit-learn's Interval without booleans (True is not a count, nor a weight)."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
 
 
-def check_option(name: str, value, options) -> None:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
+def integer(low: int) -> Interval:
+    return _Interval(Integral, low, None, closed="left")
+
+
+def number(low: float = 0.0, high: float | None = None, closed: str = "left") -> Interval:
+    return _Interval(Real, low, high, closed=closed)
+
+
+def options(*values: str) -> StrOptions:
+    return StrOptions(set(values))

@@ -6,11 +6,11 @@ papers' X^T (they put one document per column). `fit_transform` returns the pape
 """
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils.validation import check_non_negative, validate_data
 
 from docfact.algorithms import engine
-from docfact.algorithms._validation import check_float, check_int
+from docfact.algorithms._validation import integer, number
 
 
 class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
@@ -24,6 +24,8 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     max_iter : int or None, total iterations; None stops on the running-mean rule with `tol`.
     tol : float, tolerance of the running-mean stopping rule (only when max_iter is None).
     random_state : int, RandomState or None.
+    track_objective : bool, record the objective after every iteration (else only after the
+        selection of the start, and at every iteration when max_iter is None).
 
     Attributes
     ----------
@@ -31,29 +33,41 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     objective_ : list of float, objective of the chosen start (see `engine.minimize`).
     """
 
+    _parameter_constraints = {
+        "n_components": [integer(1)],
+        "n_restarts": [integer(1)],
+        "min_iter": [integer(0)],
+        "max_iter": [integer(1), None],
+        "tol": [number()],
+        "random_state": ["random_state"],
+        "track_objective": ["boolean"],
+    }
+    semi_supervised = False  # the contract (docfact/algorithms/__init__.py)
+    uses_graph = False
+    uses_kernel = False
+
     def __init__(self, n_components, *, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
-                 random_state=None):
+                 random_state=None, track_objective=False):
         self.n_components = n_components
         self.n_restarts = n_restarts
         self.min_iter = min_iter
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.track_objective = track_objective
 
-    def _validate_params(self) -> None:
-        """Raise ValueError naming the first invalid parameter."""
-        check_int("n_components", self.n_components, 1)
-        check_int("n_restarts", self.n_restarts, 1)
-        check_int("min_iter", self.min_iter, 0)
-        check_int("max_iter", self.max_iter, 1, allow_none=True)
-        check_float("tol", self.tol)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = self.semi_supervised
+        return tags
 
     def _check_n_samples(self, n_samples: int) -> None:
-        self._validate_params()
         if self.n_components > n_samples:
             raise ValueError(f"n_components={self.n_components} exceeds n_samples={n_samples}")
 
-    def _minimize(self, rule, track_objective: bool = False) -> engine.Fit:
+    def _minimize(self, rule) -> engine.Fit:
         fit = engine.minimize(
             rule,
             n_restarts=self.n_restarts,
@@ -61,7 +75,7 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             random_state=self.random_state,
-            track_objective=track_objective,
+            track_objective=self.track_objective,
         )
         if not all(np.isfinite(f).all() for f in fit.factors):
             raise FloatingPointError("the factors contain NaN or Inf")
@@ -73,14 +87,19 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         self.fit_transform(X, y, **fit_params)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None, **fit_params):
+        """Factorize X (n_samples, n_features); return V (n_samples, n_components).
+        fit_params: W, the graph, for the estimators that use one (see `uses_graph`)."""
+        return self._fit_transform(X, y, **fit_params)
 
-def check_data(X, nonnegative: bool = True):
-    """X as float64 CSR (sparse input) or array; finite and, if asked, nonnegative."""
-    X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    data = X.data if sp.issparse(X) else X
-    if not np.isfinite(data).all():
-        raise ValueError("X contains NaN or Inf")
-    if nonnegative and (data < 0).any():
-        raise ValueError("X has negative entries; this factorization needs X >= 0")
+
+def check_data(estimator, X):
+    """X as float64 CSR (sparse input) or array, finite, and nonnegative for the estimators
+    whose tags say so (scikit-learn's validate_data: sets n_features_in_; no copy of float64
+    CSR or C-ordered input)."""
+    X = validate_data(estimator, X, accept_sparse="csr", dtype=np.float64)
+    if estimator.__sklearn_tags__().input_tags.positive_only:
+        check_non_negative(X, type(estimator).__name__)
     return X
 

@@ -11,8 +11,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
+from sklearn.utils.multiclass import type_of_target
 
-from docfact.algorithms._validation import check_float, check_int, check_option
+from docfact.algorithms._validation import integer, number, options
 
 WEIGHTS = ("binary", "cosine")
 
@@ -27,7 +28,7 @@ def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
         raise ValueError(f"weight must be one of {WEIGHTS}, got {weight!r}")
     n = X.shape[0]
     if not 1 <= p < n:
-        raise ValueError(f"p must be in [1, {n - 1}] for {n} points, got {p}")
+        raise ValueError(f"p must be in [1, {n - 1}] for n_samples={n}, got {p}")
     nn = NearestNeighbors(n_neighbors=p, algorithm="brute", metric="euclidean").fit(X)
     cols = nn.kneighbors(return_distance=False).ravel()  # the point itself is excluded
     rows = np.repeat(np.arange(n), p)
@@ -45,29 +46,30 @@ def degrees(W) -> np.ndarray:
     return np.asarray(W.sum(axis=1)).ravel()
 
 
-def check_graph_params(lam, p, weight) -> None:
-    """The regulariser's parameters (lambda, p, weight), shared by GNMF and LCCF."""
-    check_float("lam", lam)
-    check_int("p", p, 1)
-    check_option("weight", weight, WEIGHTS)
+# The graph regulariser's parameters (lambda, p, weight), shared by GNMF and LCCF's family.
+GRAPH_CONSTRAINTS = {"lam": [number()], "p": [integer(1)], "weight": [options(*WEIGHTS)]}
 
 
-def check_graph(X, S, p: int, weight: str) -> sp.csr_matrix:
-    """The regulariser's affinity for the n rows of X: S if given (checked), else knn_graph."""
+def check_graph(X, W, p: int, weight: str) -> sp.csr_matrix:
+    """The regulariser's graph for the n rows of X: W if given (checked), else knn_graph."""
     n = X.shape[0]
-    if S is None:
+    if W is None:
         return knn_graph(X, p, weight)
-    if S.shape != (n, n):
-        raise ValueError(f"the graph must be ({n}, {n}), got {S.shape}")
-    return sp.csr_matrix(S)
+    if W.shape != (n, n):
+        raise ValueError(f"the graph must be ({n}, {n}), got {W.shape}")
+    return sp.csr_matrix(W)
 
 
 def check_partial_labels(y, n: int) -> np.ndarray:
     """y (n,) as integers, -1 for the unlabelled samples (scikit-learn's semi-supervised
     convention); ValueError unless some sample is labelled."""
     if y is None:
-        raise ValueError("this method is semi-supervised: pass y, with -1 for unlabelled samples")
+        raise ValueError("this method is semi-supervised and requires y to be passed, but the "
+                         "target y is None: pass y, with -1 for the unlabelled samples")
+    type_of_target(y, input_name="y", raise_unknown=True)
     y = np.asarray(y)
+    if np.issubdtype(y.dtype, np.floating) and np.array_equal(y, np.round(y)):
+        y = y.astype(np.int64)  # integral labels held as floats
     if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer):
         raise ValueError(f"y must be {n} integer labels (-1 = unlabelled), got shape {y.shape}")
     if (y < 0).all():

@@ -9,7 +9,7 @@ built once per data set and shared by every method that needs them.
 import numpy as np
 import scipy.sparse as sp
 
-from docfact.algorithms._validation import check_int, check_option
+from docfact.algorithms._validation import integer, options
 from docfact.algorithms.engine import dot_all, fast_products
 
 KERNELS = ("linear", "polynomial", "precomputed")
@@ -123,11 +123,8 @@ def kernel_operator(X, kernel: str = "linear", degree: int = 2):
     raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
 
 
-def check_kernel_params(kernel, degree, ncw) -> None:
-    """The kernel parameters shared by k-means, spectral clustering and CF."""
-    check_option("kernel", kernel, KERNELS)
-    check_int("degree", degree, 1)
-    check_option("ncw", ncw, (False, True))
+# The kernel parameters shared by k-means, spectral clustering and CF.
+KERNEL_CONSTRAINTS = {"kernel": [options(*KERNELS)], "degree": [integer(1)], "ncw": ["boolean"]}
 
 
 def affinity(X, kernel: str = "linear", degree: int = 2, ncw: bool = False) -> tuple:

@@ -22,15 +22,17 @@ form="ncut_hollow" is that with A_ii = 0 (no self-loops, before d is formed).
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
 
-from docfact.algorithms._validation import check_int, check_option
-from docfact.algorithms.kernels import affinity, check_kernel_params, kernel_operator
+from docfact.algorithms._validation import integer, options
+from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, affinity, kernel_operator
 
 FORMS = ("scaled", "ncut", "ncut_hollow")  # of the NC weighting
+INITS = ("random", "k-means++")
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -60,6 +62,18 @@ class KMeans(ClusterMixin, BaseEstimator):
     the ncut forms).
     """
 
+    _parameter_constraints = {
+        "n_clusters": [integer(1)], "n_replicates": [integer(1)], "init": [options(*INITS)],
+        "max_iter": [integer(1)], **KERNEL_CONSTRAINTS,
+        "metric": [options("euclidean", "cosine")], "form": [options(*FORMS)],
+        "random_state": ["random_state"]}
+    uses_kernel = True  # the contract (docfact/algorithms/__init__.py)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def __init__(self, n_clusters, *, n_replicates=1, init="random", max_iter=100,
                  kernel="linear", degree=2, metric="euclidean", ncw=False, form="scaled",
                  random_state=None):
@@ -75,23 +89,18 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate_params(self):
-        check_int("n_clusters", self.n_clusters, 1)
-        check_int("n_replicates", self.n_replicates, 1)
-        check_option("init", self.init, INITS)
+        """scikit-learn's checks of each parameter, then of their combinations."""
+        super()._validate_params()
         if self.init != "random" and self.form != "scaled":
             raise ValueError("init='k-means++' needs form='scaled'")
-        check_int("max_iter", self.max_iter, 1)
-        check_kernel_params(self.kernel, self.degree, self.ncw)
-        check_option("metric", self.metric, ("euclidean", "cosine"))
         if self.metric == "cosine" and self.kernel != "linear":
             raise ValueError("metric='cosine' needs kernel='linear'")
-        check_option("form", self.form, FORMS)
         if self.form != "scaled" and not (self.ncw and self.metric == "euclidean"):
             raise ValueError(f"form={self.form!r} needs ncw=True and the euclidean metric")
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        self._validate_params()
-        X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}")
@@ -119,9 +128,6 @@ class KMeans(ClusterMixin, BaseEstimator):
                 best = (sum_d, labels)
         self.inertia_, self.labels_ = best
         return self
-
-
-INITS = ("random", "k-means++")
 
 
 def plusplus(sq_dist, n: int, k: int, rng) -> np.ndarray:

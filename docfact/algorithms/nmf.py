@@ -1,6 +1,7 @@
 """NMF (Lee & Seung; GNMF report Eqs. 2-3) and GNMF (GNMF report Eqs. 15-16).
 
-Objective (GNMF report Eq. 8), X (m, n) one document per column, U (m, K), V (n, K):
+Objective (GNMF report Eq. 8), X (m, n) one document per column, U (m, k), V (n, k), W (n, n)
+the p-NN graph:
     O = ||X - U V^T||_F^2 + lambda tr(V^T L V),   L = D - W,
 NMF being lambda = 0. Every iteration updates V, then U (GNMF.m):
     V <- V * (X^T U + lambda W V) / (V U^T U + lambda D V)          (16)
@@ -11,9 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from docfact.algorithms import engine
-from docfact.algorithms._validation import check_option
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.graphs import check_graph, check_graph_params, degrees
+from docfact.algorithms.graphs import GRAPH_CONSTRAINTS, check_graph, degrees
 from docfact.algorithms.kernels import affinity
 
 
@@ -31,7 +31,7 @@ class GNMFRule:
         Xs = Xs.astype(self.dtype) if Xs.dtype != self.dtype else Xs
         self.Xt = Xs  # X^T, (n, m)
         self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
-        self.K = n_components
+        self.k = n_components
         self.batch = sp.issparse(Xs) or engine.fast_products()
         self.lam = lam if W is not None else 0.0
         if self.lam > 0:
@@ -41,7 +41,7 @@ class GNMFRule:
 
     def init(self, rng):
         m, n = self.X.shape
-        return rng.random((m, self.K)), rng.random((n, self.K))
+        return rng.random((m, self.k)), rng.random((n, self.k))
 
     def update(self, F):
         self.update_all([F])
@@ -83,32 +83,31 @@ class NMF(MultiplicativeFactorization):
         the "NMF" rows of the GNMF report and "NMF-NCW" of LCCF), d = X X^T 1 per sample.
     See `MultiplicativeFactorization` for the other parameters.
 
-    Attributes: components_ (K, n_features) = U^T; n_iter_; objective_.
+    Attributes: components_ (k, n_features) = U^T; n_iter_; objective_.
     """
 
-    def __init__(self, n_components, *, ncw=False, n_restarts=10, min_iter=30, max_iter=100,
-                 tol=1e-5, random_state=None):
-        super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
-                         max_iter=max_iter, tol=tol, random_state=random_state)
-        self.ncw = ncw
+    _parameter_constraints = {**MultiplicativeFactorization._parameter_constraints,
+                              "ncw": ["boolean"]}
 
-    def _validate_params(self):
-        super()._validate_params()
-        check_option("ncw", self.ncw, (False, True))
+    def __init__(self, n_components, *, ncw=False, n_restarts=10, min_iter=30, max_iter=100,
+                 tol=1e-5, random_state=None, track_objective=False):
+        super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
+                         max_iter=max_iter, tol=tol, random_state=random_state,
+                         track_objective=track_objective)
+        self.ncw = ncw
 
     def _affinity(self, X, W):
         """(W, lambda) of the graph regulariser: none for NMF."""
         return None, 0.0
 
-    def fit_transform(self, X, y=None, W=None, track_objective=False):
-        """Factorize X (n_samples, n_features); return V (n_samples, n_components)."""
-        X = check_data(X)
+    def _fit_transform(self, X, y=None, W=None):
+        X = check_data(self, X)
         self._check_n_samples(X.shape[0])
         W, lam = self._affinity(X, W)  # on the unweighted data, also for the NCW variant
         if self.ncw:  # X^T <- D^-1/2 X^T, d = X X^T 1 (Xu et al. 2003)
             X = affinity(X, ncw=True)[0].X
         rule = GNMFRule(X, self.n_components, W, lam)
-        U, V = self._minimize(rule, track_objective).factors
+        U, V = self._minimize(rule).factors
         self.components_ = U.T
         return V
 
@@ -119,21 +118,21 @@ class GNMF(NMF):
     lam : float >= 0, lambda, the weight of the graph regulariser (the report uses 10).
     p : int, neighbours of the graph (5 in the report).
     weight : "binary" (Eq. 6, the report) or "cosine".
-    `fit_transform(X, W=...)` accepts a precomputed affinity W (n_samples, n_samples), so that one
+    `fit_transform(X, W=...)` accepts a precomputed graph W (n_samples, n_samples), so that one
     graph serves several methods of a run; otherwise it is built from X.
     """
 
+    _parameter_constraints = {**NMF._parameter_constraints, **GRAPH_CONSTRAINTS}
+    uses_graph = True
+
     def __init__(self, n_components, *, lam=10.0, p=5, weight="binary", ncw=False, n_restarts=10,
-                 min_iter=30, max_iter=100, tol=1e-5, random_state=None):
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None, track_objective=False):
         super().__init__(n_components, ncw=ncw, n_restarts=n_restarts, min_iter=min_iter,
-                         max_iter=max_iter, tol=tol, random_state=random_state)
+                         max_iter=max_iter, tol=tol, random_state=random_state,
+                         track_objective=track_objective)
         self.lam = lam
         self.p = p
         self.weight = weight
-
-    def _validate_params(self):
-        super()._validate_params()
-        check_graph_params(self.lam, self.p, self.weight)
 
     def _affinity(self, X, W):
         return check_graph(X, W, self.p, self.weight), self.lam

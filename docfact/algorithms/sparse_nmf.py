@@ -1,6 +1,6 @@
 """NMF with sparseness constraints, SparseNMF (Hoyer, JMLR 2004, Section 3; nmfsc).
 
-X (m, n) one sample per column, U (m, K) the basis, V (n, K) the coefficients (Hoyer's W and
+X (m, n) one sample per column, U (m, k) the basis, V (n, k) the coefficients (Hoyer's W and
 H^T). Minimise ||X - U V^T||^2 subject to fixed sparseness of U's columns and/or of V's columns
 (Hoyer's rows of H), where for a vector x of length N
     sparseness(x) = (sqrt(N) - ||x||_1 / ||x||_2) / (sqrt(N) - 1)                        (1)
@@ -12,7 +12,7 @@ multiplicative update. V's columns keep unit L2 norm (the scale lives in U), as 
 import numpy as np
 
 from docfact.algorithms import engine
-from docfact.algorithms._validation import check_float
+from docfact.algorithms._validation import number
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.nmf import GNMFRule
 
@@ -85,9 +85,9 @@ class SparseNMFRule(GNMFRule):
     def _project(self, A, L1, keep_norm):
         """A's columns projected to sparseness L1 (for unit norm): at unit L2 norm (V's), or
         at their current L2 norm, L1 scaled with it (U's, whose scale is free)."""
-        norms = np.linalg.norm(A, axis=0) if keep_norm else np.ones(self.K)
+        norms = np.linalg.norm(A, axis=0) if keep_norm else np.ones(self.k)
         return np.column_stack([project(A[:, j], L1 * norms[j], norms[j])
-                                for j in range(self.K)])
+                                for j in range(self.k)])
 
     def _descend(self, F, which, grad, L1):
         """A projected gradient step on F[which] (0: U, 1: V), in place: the step size
@@ -120,28 +120,30 @@ class SparseNMF(MultiplicativeFactorization):
         samples (Hoyer's sH, the rows of H); at least one of the two is set.
     See `MultiplicativeFactorization` for the engine's parameters (restarts, iterations).
 
-    Attributes: components_ (K, n_features) = U^T; n_iter_; objective_.
+    Attributes: components_ (k, n_features) = U^T; n_iter_; objective_.
     """
 
+    _parameter_constraints = {**MultiplicativeFactorization._parameter_constraints,
+                              "sparseness_U": [number(0.0, 1.0, closed="both"), None],
+                              "sparseness_V": [number(0.0, 1.0, closed="both"), None]}
+
     def __init__(self, n_components, *, sparseness_U=None, sparseness_V=0.5, n_restarts=10,
-                 min_iter=30, max_iter=100, tol=1e-5, random_state=None):
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None, track_objective=False):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
-                         max_iter=max_iter, tol=tol, random_state=random_state)
+                         max_iter=max_iter, tol=tol, random_state=random_state,
+                         track_objective=track_objective)
         self.sparseness_U = sparseness_U
         self.sparseness_V = sparseness_V
 
     def _validate_params(self):
         super()._validate_params()
-        check_float("sparseness_U", self.sparseness_U, 0.0, 1.0, allow_none=True)
-        check_float("sparseness_V", self.sparseness_V, 0.0, 1.0, allow_none=True)
         if self.sparseness_U is None and self.sparseness_V is None:
             raise ValueError("set sparseness_U or sparseness_V (else this is NMF)")
 
-    def fit_transform(self, X, y=None, track_objective=False):
-        """Factorize X (n_samples, n_features); return V (n_samples, n_components)."""
-        X = check_data(X)
+    def _fit_transform(self, X, y=None):
+        X = check_data(self, X)
         self._check_n_samples(X.shape[0])
         rule = SparseNMFRule(X, self.n_components, self.sparseness_U, self.sparseness_V)
-        U, V, _ = self._minimize(rule, track_objective).factors
+        U, V, _ = self._minimize(rule).factors
         self.components_ = U.T
         return V

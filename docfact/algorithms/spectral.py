@@ -10,13 +10,27 @@ the eigenvectors of K are the left singular vectors of X (computed sparse, K nev
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import svds
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
 
-from docfact.algorithms._validation import check_option
-from docfact.algorithms.kernels import LinearKernel, affinity, check_kernel_params
+from docfact.algorithms._validation import options
+from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, LinearKernel, affinity
 from docfact.algorithms.kmeans import KMeans
+
+# The parameters of the k-means step, checked as `KMeans` checks them.
+KMEANS_CONSTRAINTS = {key: KMeans._parameter_constraints[key]
+                      for key in ("n_clusters", "n_replicates", "init", "max_iter", "random_state")}
+
+
+class _Embedding(ClusterMixin, BaseEstimator):
+    """k-means on an embedding of the samples (sparse input accepted)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
 
 def top_singular(X, k: int, rng) -> tuple:
@@ -52,13 +66,16 @@ def top_eigenvectors(K, k: int, rng) -> np.ndarray:
     return Y
 
 
-class SpectralClustering(ClusterMixin, BaseEstimator):
+class SpectralClustering(_Embedding):
     """AA (ncw=False) or NC (ncw=True): k-means on the top-K eigenvectors of the affinity.
 
     kernel : "linear" (K = X X^T), "polynomial" ((X X^T)^degree) or "precomputed" (X is K).
     n_replicates, init, max_iter : of the k-means step (`KMeans`).
     Attributes: labels_, embedding_ (n_samples, K).
     """
+
+    _parameter_constraints = {**KMEANS_CONSTRAINTS, **KERNEL_CONSTRAINTS}
+    uses_kernel = True  # the contract (docfact/algorithms/__init__.py)
 
     def __init__(self, n_clusters, *, kernel="linear", degree=2, ncw=False, n_replicates=1,
                  init="random", max_iter=100, random_state=None):
@@ -71,13 +88,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _validate_params(self):
-        check_kernel_params(self.kernel, self.degree, self.ncw)
-        KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
-               max_iter=self.max_iter)._validate_params()
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        self._validate_params()
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
         rng = check_random_state(self.random_state)
         K, _ = affinity(X, self.kernel, self.degree, self.ncw)
         self.embedding_ = top_eigenvectors(K, self.n_clusters, rng)
@@ -87,7 +100,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         return self
 
 
-class LSIKMeans(ClusterMixin, BaseEstimator):
+class LSIKMeans(_Embedding):
     """Truncated SVD of X (n_samples, n_features) to K dimensions, then k-means on U_K S_K.
 
     n_replicates, init and max_iter are those of the k-means step (`KMeans`).
@@ -95,6 +108,9 @@ class LSIKMeans(ClusterMixin, BaseEstimator):
         X V_K), "none" (U_K) or "unit" (U_K S_K rows scaled to unit length, cosine geometry).
     Attributes: labels_, embedding_ (n_samples, K).
     """
+
+    _parameter_constraints = {**KMEANS_CONSTRAINTS,
+                              "scaling": [options("singular", "none", "unit")]}
 
     def __init__(self, n_clusters, *, n_replicates=1, init="random", scaling="singular",
                  max_iter=100, random_state=None):
@@ -105,13 +121,9 @@ class LSIKMeans(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _validate_params(self):
-        check_option("scaling", self.scaling, ("singular", "none", "unit"))
-        KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
-               max_iter=self.max_iter)._validate_params()
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        self._validate_params()
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
         rng = check_random_state(self.random_state)
         U, s = top_singular(X, self.n_clusters, rng)
         self.embedding_ = U if self.scaling == "none" else U * s

@@ -22,7 +22,7 @@ terms relative errors); W's diagonal: "keep" (unit self-similarity) or "zero"; S
 
 import numpy as np
 
-from docfact.algorithms._validation import check_float, check_option
+from docfact.algorithms._validation import number, options
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS, mu_step, sq_norm
 from docfact.algorithms.kernels import LinearKernel, affinity, kernel_operator, ncw_scaling
@@ -169,31 +169,31 @@ class _AffinityFactorization(MultiplicativeFactorization):
     See `MultiplicativeFactorization` for the engine's parameters.
     """
 
+    _parameter_constraints = {**MultiplicativeFactorization._parameter_constraints,
+                              "kernel": [options("linear", "precomputed")], "ncw": ["boolean"],
+                              "diagonal": [options("keep", "zero")]}
+
     def __init__(self, n_components, *, kernel="linear", ncw=False, diagonal="keep",
-                 n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None):
+                 n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None,
+                 track_objective=False):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
-                         max_iter=max_iter, tol=tol, random_state=random_state)
+                         max_iter=max_iter, tol=tol, random_state=random_state,
+                         track_objective=track_objective)
         self.kernel = kernel
         self.ncw = ncw
         self.diagonal = diagonal
 
-    def _validate_params(self):
-        super()._validate_params()
-        check_option("kernel", self.kernel, ("linear", "precomputed"))
-        check_option("ncw", self.ncw, (False, True))
-        check_option("diagonal", self.diagonal, ("keep", "zero"))
-
-    def fit_transform(self, X, y=None, track_objective=False):
+    def _fit_transform(self, X, y=None):
         """Factorize the affinity of X (n_samples, n_features), or X itself (n, n) with
         kernel="precomputed"; return the document factor (n_samples, n_components)."""
-        X = check_data(X)
+        X = check_data(self, X)
         self._check_n_samples(X.shape[0])
         if self.diagonal == "keep":
             W, _ = affinity(X, self.kernel, ncw=self.ncw)
         else:
             W = Hollow(kernel_operator(X, self.kernel))
             W = W.scaled(ncw_scaling(W)) if self.ncw else W
-        return self._minimize(self._rule(W), track_objective).factors[0]
+        return self._minimize(self._rule(W)).factors[0]
 
 
 class SymmetricNMF(_AffinityFactorization):
@@ -216,23 +216,19 @@ class PSPt(_AffinityFactorization):
     s_form : "diagonal" (Eq. 3) or "full" S.
     """
 
+    _parameter_constraints = {**_AffinityFactorization._parameter_constraints,
+                              "eta": [number(0.0, 1.0, closed="right")],
+                              "scale": [options(*SCALES)], "s_form": [options("diagonal", "full")]}
+
     def __init__(self, n_components, *, eta=0.8, scale="literal", s_form="diagonal",
                  kernel="linear", ncw=False, diagonal="keep", n_restarts=10, min_iter=30,
-                 max_iter=100, tol=1e-5, random_state=None):
+                 max_iter=100, tol=1e-5, random_state=None, track_objective=False):
         super().__init__(n_components, kernel=kernel, ncw=ncw, diagonal=diagonal,
                          n_restarts=n_restarts, min_iter=min_iter, max_iter=max_iter, tol=tol,
-                         random_state=random_state)
+                         random_state=random_state, track_objective=track_objective)
         self.eta = eta
         self.scale = scale
         self.s_form = s_form
-
-    def _validate_params(self):
-        super()._validate_params()
-        check_float("eta", self.eta)
-        if not 0 < self.eta <= 1:
-            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
-        check_option("scale", self.scale, SCALES)
-        check_option("s_form", self.s_form, ("diagonal", "full"))
 
     def _rule(self, W):
         return PSPtRule(W, self.n_components, self.eta, self.scale, self.s_form)

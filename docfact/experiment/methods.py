@@ -1,10 +1,8 @@
-"""The runner's only door to the algorithms: a registry of names -> estimator + how labels are read.
-
-A new method is one estimator module and one line in ALGORITHMS.
-"""
+"""The runner's only door to the algorithms: a config's method fitted on a run's artefacts, and
+its labels read out. Which estimator a name means is docfact/algorithms/registry.py's; what a
+run hands over (graph, kernel, partial labels) the estimator's contract says."""
 
 import inspect
-import re
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -12,71 +10,11 @@ import scipy.sparse as sp
 
 from docfact import algorithms as alg
 from docfact.algorithms.engine import EPS, Numerics, numerics
+from docfact.algorithms.registry import ALGORITHMS, clusters, paper_name, paper_words
 from docfact.errors import ConfigError
 
-
-@dataclass(frozen=True)
-class Algorithm:
-    """An estimator class; `clusters` if it predicts labels itself, else it returns V.
-
-    graph: the name of the fit parameter that takes the run's shared p-NN graph, if any.
-    Estimators with a `kernel` parameter other than "linear" get the run's shared kernel matrix
-    (kernel="precomputed").
-    """
-
-    estimator: type
-    clusters: bool = False
-    graph: str | None = None
-
-    @property
-    def semi_supervised(self) -> bool:
-        """Fitted with the run's partial labels y (-1 for the unlabelled samples): the
-        estimator class says so (CF's family, semisup.py)."""
-        return getattr(self.estimator, "semi_supervised", False)
-
-
-ALGORITHMS = {
-    "kmeans": Algorithm(alg.KMeans, clusters=True),
-    "spectral": Algorithm(alg.SpectralClustering, clusters=True),
-    "lsi_kmeans": Algorithm(alg.LSIKMeans, clusters=True),
-    "nmf": Algorithm(alg.NMF),
-    "gnmf": Algorithm(alg.GNMF, graph="W"),
-    "cf": Algorithm(alg.CF),
-    "lccf": Algorithm(alg.LCCF, graph="S"),
-    "lcf": Algorithm(alg.LCF),
-    "sparse_nmf": Algorithm(alg.SparseNMF),
-    "hht": Algorithm(alg.SymmetricNMF),
-    "pspt": Algorithm(alg.PSPt),
-    "ccf": Algorithm(alg.CCF),
-    "semi_lccf": Algorithm(alg.SemiLCCF, graph="S"),
-    "cnpcf": Algorithm(alg.CNPCF, graph="S"),
-    "gdcf": Algorithm(alg.GDCF, graph="S"),
-    "rcf": Algorithm(alg.RCF, graph="S"),
-}
-
-
-# Parameters the papers call lambda: written so in configs, sweeps and figures; the estimators
-# take them as `lam` (lambda is a Python keyword). `lam` is still read in configs, with a note.
-PAPER_NAMES = {"lam": "lambda", "lam_h": "lambda_h"}
-KEYWORDS = {paper: keyword for keyword, paper in PAPER_NAMES.items()}
-
-
-def keyword(name: str) -> str:
-    """The estimator's keyword for a parameter named as the papers do ('lambda' -> 'lam')."""
-    return KEYWORDS.get(name, name)
-
-
-def paper_name(name: str) -> str:
-    """The papers' name of an estimator keyword ('lam' -> 'lambda')."""
-    return PAPER_NAMES.get(name, name)
-
-
-def paper_words(text: str) -> str:
-    """An estimator's message with its keywords named as the papers do."""
-    for name, paper in PAPER_NAMES.items():
-        text = re.sub(rf"\b{name}\b", paper, text)
-    return text
-
+RESERVED = ("n_clusters", "n_components", "random_state")  # set by the protocol
+UNHASHED = ("track_objective",)  # what a fit records, not what it computes
 
 DENSE_ABOVE = 0.5  # fill above which the data go to the methods dense (images, not text)
 
@@ -138,7 +76,7 @@ class Method:
         if effective:
             params = {name: int(v) if isinstance(v, float) and v.is_integer() else v
                       for name, v in self.estimator(2).get_params().items()
-                      if name not in ("n_clusters", "n_components", "random_state")}
+                      if name not in RESERVED + UNHASHED}
         key = [self.name, self.algorithm, params, self.labels]
         return key + [self.numerics] if self.numerics else key
 
@@ -148,63 +86,70 @@ class Method:
         Numerics(**numerics)
         return replace(self, numerics={k: v for k, v in numerics.items() if defaults[k] != v})
 
+    @property
+    def _class(self) -> type:
+        return ALGORITHMS[self.algorithm]
+
     def estimator(self, k: int, random_state=None):
-        """A fresh estimator for k clusters; ValueError/TypeError on invalid parameters."""
-        a = ALGORITHMS[self.algorithm]
-        key = "n_clusters" if a.clusters else "n_components"
-        return a.estimator(**{key: k, "random_state": random_state, **self.params})
+        """A fresh estimator for k clusters; TypeError on an unknown parameter."""
+        rank = "n_clusters" if clusters(self._class) else "n_components"
+        return self._class(**{rank: k, "random_state": random_state, **self.params})
 
     def validate(self, where: str) -> None:
         """Raise ConfigError (naming `where`) unless the algorithm and parameters are valid."""
         if not isinstance(self.algorithm, str) or self.algorithm not in ALGORITHMS:
             raise ConfigError(f"{where}: unknown algorithm {self.algorithm!r}; "
                               f"known: {', '.join(sorted(ALGORITHMS))}")
-        for reserved in ("n_clusters", "n_components", "random_state"):
+        for reserved in RESERVED:
             if reserved in self.params:
                 raise ConfigError(f"{where}: {reserved!r} is set by the protocol, not the config")
         try:
-            self.estimator(2)._validate_params()
+            est = self.estimator(2)
         except TypeError:
-            accepted = inspect.signature(ALGORITHMS[self.algorithm].estimator).parameters
-            known = sorted(set(accepted) - {"n_clusters", "n_components", "random_state"})
+            accepted = inspect.signature(self._class).parameters
+            known = sorted(set(accepted) - set(RESERVED))
             unknown = sorted(map(paper_name, set(self.params) - set(known)))
             raise ConfigError(f"{where}: unknown parameter(s) {', '.join(unknown)}; accepted: "
                               f"{', '.join(sorted(map(paper_name, known)))}") from None
+        try:
+            est._validate_params()
         except ValueError as e:
             raise ConfigError(f"{where}: {paper_words(str(e))}") from None
 
     @property
     def semi_supervised(self) -> bool:
         """True for the methods fitted with the run's partial labels."""
-        return ALGORITHMS[self.algorithm].semi_supervised
+        return getattr(self._class, "semi_supervised", False)
 
     @property
     def factorizes(self) -> bool:
         """True for the methods that return a representation V (and have an objective)."""
-        return not ALGORITHMS[self.algorithm].clusters
+        return not clusters(self._class)
 
-    def fit(self, artefacts: Artefacts, k: int, random_state: int, track_objective=False,
-            **overrides):
-        """Fit the estimator on the run's data (with the shared graph and kernel).
+    def fit(self, artefacts: Artefacts, k: int, random_state: int, **overrides):
+        """Fit the estimator on the run's data, with the graph, kernel and partial labels its
+        contract asks for (docfact/algorithms/__init__.py).
 
         Returns (estimator, V) for factorizations, (estimator, labels) for clustering methods.
-        `overrides` replace estimator parameters (e.g. max_iter for a convergence curve).
+        `overrides` replace estimator parameters (e.g. max_iter, track_objective for a
+        convergence curve).
         """
-        a = ALGORITHMS[self.algorithm]
         est = self.estimator(k, random_state=random_state).set_params(**overrides)
         X = artefacts.X
-        if getattr(est, "kernel", "linear") not in ("linear", "precomputed"):
+        if getattr(est, "uses_kernel", False) and est.kernel not in ("linear", "precomputed"):
             X = artefacts.kernel(est.kernel, est.degree)
             est.set_params(kernel="precomputed")
-        if a.clusters:
+        if not self.factorizes:
             return est, est.fit(X).labels_
-        fit_params = {a.graph: artefacts.graph(est.p, est.weight)} if a.graph else {}
-        if a.semi_supervised and artefacts.constraints is not None:
+        fit_params = {}
+        if getattr(est, "uses_graph", False):
+            fit_params["W"] = artefacts.graph(est.p, est.weight)
+        if self.semi_supervised and artefacts.constraints is not None:
             fit_params["constraints"] = artefacts.constraints
-        elif a.semi_supervised:
+        elif self.semi_supervised:
             fit_params["y"] = artefacts.y_partial
         with numerics(**self.numerics):
-            return est, est.fit_transform(X, track_objective=track_objective, **fit_params)
+            return est, est.fit_transform(X, **fit_params)
 
     def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
         """Cluster the run's documents into k groups: labels and what the fit reports."""

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from docfact.algorithms.registry import keyword, paper_name
 from docfact.config import Config
 from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.aggregate import summarize
-from docfact.experiment.methods import keyword, paper_name
 from docfact.experiment.runner import run
 from docfact.experiment.store import read_runs
 
