@@ -1,0 +1,80 @@
+"""Adding an algorithm is one module and one registry line: a toy estimator defined here,
+registered, runs through `docfact run` on a small CSV corpus and gets its row in the table."""
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import validate_data
+
+from docfact.algorithms.registry import ALGORITHMS, register
+from docfact.cli import main
+from tests.test_user_data import _labelled_csv
+
+
+class RandomProjection(TransformerMixin, BaseEstimator):
+    """V = X R^T: the documents on k random nonnegative directions R (k, n_features), scaled."""
+
+    _parameter_constraints = {"n_components": [Interval(Integral, 1, None, closed="left")],
+                              "scale": [Interval(Real, 0, None, closed="neither")],
+                              "random_state": ["random_state"]}
+
+    def __init__(self, n_components, *, scale=1.0, random_state=None):
+        self.n_components = n_components
+        self.scale = scale
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
+        rng = check_random_state(self.random_state)
+        self.components_ = self.scale * rng.random((self.n_components, X.shape[1]))
+        self.n_iter_, self.objective_ = 0, [0.0]
+        return np.asarray(X @ self.components_.T)
+
+
+@pytest.fixture
+def toy():
+    register("random_projection", RandomProjection)  # the one line
+    yield
+    del ALGORITHMS["random_projection"]
+
+
+def _config(tmp_path, **params) -> str:
+    cfg = {"name": "toy",
+           "data": {"view": {"dataset": "news.csv", "min_docs": 5}},
+           "protocol": {"k": [2, 3], "runs": 2, "seed": 3},
+           "labels": {"rule": "kmeans", "replicates": 3},
+           "methods": {"KM": {"algorithm": "kmeans"},
+                       "Toy": {"algorithm": "random_projection", **params}}}
+    path = tmp_path / "toy.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return str(path)
+
+
+def test_a_registered_estimator_runs_through_docfact_run(tmp_path, monkeypatch, toy):
+    monkeypatch.chdir(tmp_path)
+    _labelled_csv(tmp_path / "news.csv")
+    res = CliRunner().invoke(main, ["run", _config(tmp_path, scale=2.0), "--out", "out",
+                                    "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    runs = pd.read_csv(tmp_path / "out" / "runs.csv")
+    toy_runs = runs[runs.method == "Toy"]
+    assert len(toy_runs) == 2 * 2 and (toy_runs.status == "ok").all()
+    assert toy_runs["ac"].between(0, 1).all()
+    headers = [line for line in res.output.splitlines() if line.startswith("| k ")]
+    assert headers and all("| Toy " in line for line in headers), res.output
+
+
+def test_a_registered_estimator_has_its_parameters_checked(tmp_path, monkeypatch, toy):
+    monkeypatch.chdir(tmp_path)
+    _labelled_csv(tmp_path / "news.csv")
+    res = CliRunner().invoke(main, ["run", _config(tmp_path, scale=-1), "--out", "out"])
+    assert res.exit_code == 2 and "'scale' parameter of RandomProjection" in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
