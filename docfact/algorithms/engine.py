@@ -79,7 +79,7 @@ def fast_products() -> bool:
 
 
 class UpdateRule(Protocol):
-    """What an algorithm provides to the engine. Factors are tuples of 2-D arrays (rows, K),
+    """What an algorithm provides to the engine. Factors are tuples of 2-D arrays (rows, k),
     updated in place. `normalize` runs on every start and on the result; `loop_normalize`, when
     not None, after every iteration past min_iter (the CF family's reference code does so)."""
 
@@ -133,9 +133,9 @@ def dot_all(A, Ys: list) -> list:
     return np.hsplit(np.asarray(A @ np.hstack(Ys)), np.cumsum([Y.shape[1] for Y in Ys])[:-1])
 
 
-def graph_term(V: np.ndarray, S, d: np.ndarray) -> float:
-    """tr(V^T L V) = tr(V^T D V) - tr(V^T S V) for L = D - S, d = diag(D) (GNMF Eq. 8)."""
-    return float(np.sum(d[:, None] * V * V) - np.sum(V * (S @ V)))
+def graph_term(V: np.ndarray, W, d: np.ndarray) -> float:
+    """tr(V^T L V) = tr(V^T D V) - tr(V^T W V) for L = D - W, d = diag(D) (GNMF Eq. 8)."""
+    return float(np.sum(d[:, None] * V * V) - np.sum(V * (W @ V)))
 
 
 def sq_norm(X) -> float:

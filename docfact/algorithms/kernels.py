@@ -24,7 +24,7 @@ class LinearKernel:
         self.n = X.shape[0]
 
     def dot(self, Y: np.ndarray) -> np.ndarray:
-        """K Y, Y (n, K)."""
+        """K Y, Y (n, k)."""
         return np.asarray(self.X @ (self.Xt @ Y))
 
     def dot_all(self, Ys: list) -> list:

@@ -1,7 +1,7 @@
 """k-means as the reference code runs it (litekmeans.m), in the input space or a kernel's.
 
 Why not scikit-learn's default: its k-means++ seeding with several inits is a stronger baseline
-than the papers used. litekmeans starts each replicate from K distinct data points drawn
+than the papers used. litekmeans starts each replicate from k distinct data points drawn
 uniformly at random, iterates at most 100 times, and keeps the replicate with the smallest sum of
 (unsquared) point-to-centre distances. The start rule and the number of replicates are part of
 each table's protocol, so both are parameters here. With the linear kernel the Lloyd iterations
@@ -16,7 +16,7 @@ weighted kernel k-means of Dhillon, Guan, Kulis (2004), whose objective is the n
 weights w_i = d_i (d = A 1, A the affinity), kernel D^-1 A D^-1, centres weighted by d:
     dist(i, c) = A_ii / d_i^2 - 2 A(i, c) / (d_i s_c) + A(c, c) / s_c^2,
 A(i, c) = sum_{j in c} A_ij, A(c, c) = sum_{j, l in c} A_jl, s_c = sum_{j in c} d_j, and
-    sum_i d_i dist(i, c_i) = sum_i A_ii / d_i - K + NCut.
+    sum_i d_i dist(i, c_i) = sum_i A_ii / d_i - k + NCut.
 form="ncut_hollow" is that with A_ii = 0 (no self-loops, before d is formed).
 """
 
@@ -42,7 +42,7 @@ class KMeans(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int
     n_replicates : int, random restarts; the best by sum of distances is kept.
-    init : "random" (K distinct points drawn uniformly, litekmeans) or "k-means++" (each next
+    init : "random" (k distinct points drawn uniformly, litekmeans) or "k-means++" (each next
         start point drawn with probability proportional to its squared distance to the nearest
         one drawn; Arthur and Vassilvitskii 2007), in the space the iterations run in.
     max_iter : int, Lloyd iterations per replicate (100 in litekmeans).
@@ -216,12 +216,12 @@ class NCutAffinity:
         self.drop = None if self_loops else K.diag()
 
     def dot(self, E: np.ndarray) -> np.ndarray:
-        """A E, E (n, K)."""
+        """A E, E (n, k)."""
         AE = self.K.dot(E)
         return AE if self.drop is None else AE - self.drop[:, None] * E
 
     def distances(self, E: np.ndarray) -> np.ndarray:
-        """dist(i, c) (n, K) to the d-weighted centres of the clusters E (n, K) indicates."""
+        """dist(i, c) (n, k) to the d-weighted centres of the clusters E (n, k) indicates."""
         s = self.d @ E
         AE = self.dot(E)
         return ((self.a / self.d**2)[:, None] - 2 * AE / (self.d[:, None] * s)

@@ -1,9 +1,9 @@
 """Spectral clustering of documents: AA, NC (LCCF paper Section 4.3) and LSI + k-means (GNMF).
 
-AA (average association; Zha et al. 2001): k-means on the top-K eigenvectors of the document
+AA (average association; Zha et al. 2001): k-means on the top-k eigenvectors of the document
 affinity K = X X^T (samples as rows), the spectral relaxation of k-means. NC (normalized cut) is
 AA on the NC-weighted affinity D^-1/2 K D^-1/2, D = diag(K 1) (Xu et al. 2003). LSI + k-means
-clusters U_K S_K, the documents in the K-dimensional latent semantic space. For the linear kernel
+clusters U_k S_k, the documents in the k-dimensional latent semantic space. For the linear kernel
 the eigenvectors of K are the left singular vectors of X (computed sparse, K never formed).
 """
 
@@ -67,11 +67,11 @@ def top_eigenvectors(K, k: int, rng) -> np.ndarray:
 
 
 class SpectralClustering(_Embedding):
-    """AA (ncw=False) or NC (ncw=True): k-means on the top-K eigenvectors of the affinity.
+    """AA (ncw=False) or NC (ncw=True): k-means on the top-k eigenvectors of the affinity.
 
     kernel : "linear" (K = X X^T), "polynomial" ((X X^T)^degree) or "precomputed" (X is K).
     n_replicates, init, max_iter : of the k-means step (`KMeans`).
-    Attributes: labels_, embedding_ (n_samples, K).
+    Attributes: labels_, embedding_ (n_samples, k).
     """
 
     _parameter_constraints = {**KMEANS_CONSTRAINTS, **KERNEL_CONSTRAINTS}
@@ -101,12 +101,12 @@ class SpectralClustering(_Embedding):
 
 
 class LSIKMeans(_Embedding):
-    """Truncated SVD of X (n_samples, n_features) to K dimensions, then k-means on U_K S_K.
+    """Truncated SVD of X (n_samples, n_features) to k dimensions, then k-means on U_k S_k.
 
     n_replicates, init and max_iter are those of the k-means step (`KMeans`).
-    scaling : the documents' coordinates in the latent space: "singular" (U_K S_K, the projection
-        X V_K), "none" (U_K) or "unit" (U_K S_K rows scaled to unit length, cosine geometry).
-    Attributes: labels_, embedding_ (n_samples, K).
+    scaling : the documents' coordinates in the latent space: "singular" (U_k S_k, the projection
+        X V_k), "none" (U_k) or "unit" (U_k S_k rows scaled to unit length, cosine geometry).
+    Attributes: labels_, embedding_ (n_samples, k).
     """
 
     _parameter_constraints = {**KMEANS_CONSTRAINTS,

@@ -4,17 +4,17 @@ W = X X^T on unit-length documents is their cosine similarity (the AA affinity);
 weighting it is W~ = D^-1/2 W D^-1/2, D = diag(W 1) (the NC affinity). W is a kernel operator
 (kernels.py): for the linear kernel it is never formed, W Y = X (X^T Y).
 
-HHt (Ding, He, Simon 2005; PSPt paper Eq. 2): min ||W - H H^T||^2 over H >= 0 (N, K),
+HHt (Ding, He, Simon 2005; PSPt paper Eq. 2): min ||W - H H^T||^2 over H >= 0 (N, k),
     H <- H * (1/2 + W H / (2 H H^T H)).
 PSPt (PSPt paper Eqs. 3-4, 6, 8): min alpha ||W - P S P^T||^2 + beta ||P^T P - I||^2 over
-P >= 0 (N, K) and diagonal S >= 0, alpha = eta / N^2, beta = (1 - eta) / K^2,
+P >= 0 (N, k) and diagonal S >= 0, alpha = eta / N^2, beta = (1 - eta) / k^2,
     P <- P * ((alpha W P S + beta P) / (alpha P S P^T P S + beta P P^T P))^(1/4)      (6)
     S_kk <- S_kk (P^T W P)_kk / (P^T P S P^T P)_kk                                    (8)
 (Eq. 6 prints beta [P^T P]_ik in the denominator; its auxiliary function, Eq. 7, gives
 [P P^T P]_ik, used here.) Either factor's row argmax is the cluster of a document.
 
 Readings of what the paper leaves open (settings; the defaults are the literal text):
-scale of the two terms: "literal" (alpha = eta / N^2, beta = (1 - eta) / K^2), "sums" (alpha =
+scale of the two terms: "literal" (alpha = eta / N^2, beta = (1 - eta) / k^2), "sums" (alpha =
 eta, beta = 1 - eta) or "relative" (alpha = eta / ||W||^2, beta = (1 - eta) / ||I_K||^2, both
 terms relative errors); W's diagonal: "keep" (unit self-similarity) or "zero"; S: "diagonal"
 (Eq. 3, Eq. 8) or "full" (S <- S * P^T W P / (P^T P S P^T P), the tri-factorization update).
@@ -94,8 +94,8 @@ SCALES = ("literal", "sums", "relative")
 
 
 class PSPtRule:
-    """Update rule of NMF-PSPt on the affinity operator W. A start is (P, s): s (1, K) the
-    diagonal of S, or S itself (K, K) with s_form="full"."""
+    """Update rule of NMF-PSPt on the affinity operator W. A start is (P, s): s (1, k) the
+    diagonal of S, or S itself (k, k) with s_form="full"."""
 
     loop_normalize = None
 
@@ -197,7 +197,7 @@ class _AffinityFactorization(MultiplicativeFactorization):
 
 
 class SymmetricNMF(_AffinityFactorization):
-    """NMF-HHt (Ding, He, Simon 2005): W ~ H H^T, H >= 0; returns H (n_samples, K).
+    """NMF-HHt (Ding, He, Simon 2005): W ~ H H^T, H >= 0; returns H (n_samples, k).
 
     AA-HHt with the default affinity, NC-HHt with ncw=True (PSPt paper, Tables 2-3).
     """
@@ -208,7 +208,7 @@ class SymmetricNMF(_AffinityFactorization):
 
 class PSPt(_AffinityFactorization):
     """NMF-PSPt (Bao et al. 2008, Eq. 4): W ~ P S P^T, P >= 0, P^T P ~ I; returns P
-    (n_samples, K).
+    (n_samples, k).
 
     eta : float in (0, 1], the weight of the fit against the orthogonality term (0.8 in the
         paper). AA-PSPt with the default affinity, NC-PSPt with ncw=True.
