@@ -17,7 +17,14 @@ def instance(estimator: type):
 
 N_ITER = ("max_iter bounds the Lloyd iterations of each of n_replicates k-means replicates "
           "(litekmeans): there is no one iteration count to report as n_iter_")
+PROJECTION = ("fit_transform returns the V of the joint fit (stopped at max_iter; for GNMF shaped "
+              "by the graph of the fitted samples), transform the V that best fits the fitted "
+              "basis U alone: the two agree only at a joint stationary point without graph")
 EXPECTED_FAILURES = {
+    "NMF": {"check_transformer_general": PROJECTION,
+            "check_transformer_data_not_an_array": PROJECTION},
+    "GNMF": {"check_transformer_general": PROJECTION,
+             "check_transformer_data_not_an_array": PROJECTION},
     "KMeans": {"check_non_transformer_estimators_n_iter": N_ITER},
     "LSIKMeans": {"check_non_transformer_estimators_n_iter": N_ITER},
     "SpectralClustering": {

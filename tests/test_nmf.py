@@ -144,3 +144,26 @@ def test_invalid_parameters_are_named(data, bad):
 def test_negative_input_is_refused():
     with pytest.raises(ValueError, match="Negative values"):
         NMF(2).fit_transform(-np.ones((4, 3)))
+
+
+
+@pytest.mark.parametrize("ncw", [False, True])
+def test_transform_solves_the_projection_on_the_fitted_basis(data, ncw):
+    """transform: V >= 0 minimising ||X - U V^T||^2 for the fitted U (on the NC-weighted
+    samples D^-1/2 X, d = X X^T 1, with ncw), at its KKT point: the gradient V U^T U - X^T U is
+    >= 0 and vanishes where V > 0. On the fitted samples it clusters them as the fit does."""
+    from docfact.metrics import accuracy
+
+    X, _ = data
+    est = NMF(3, ncw=ncw, random_state=0)
+    V = est.fit_transform(X)
+    P = est.set_params(max_iter=3000).transform(X)
+    Xs = X.toarray()
+    if ncw:
+        Xs /= np.sqrt(X @ (X.T @ np.ones(X.shape[0])))[:, None]
+    U = est.components_.T
+    G = P @ (U.T @ U) - Xs @ U
+    scale = np.abs(G).max()
+    assert G.min() >= -1e-3 * scale
+    assert np.abs(P * G).max() <= 1e-3 * np.abs(P).max() * scale
+    assert accuracy(V.argmax(axis=1), P.argmax(axis=1)) == 1.0

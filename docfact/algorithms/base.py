@@ -94,11 +94,11 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         return self._fit_transform(X, y, **fit_params)
 
 
-def check_data(estimator, X):
+def check_data(estimator, X, reset: bool = True):
     """X as float64 CSR (sparse input) or array, finite, and nonnegative for the estimators
     whose tags say so (scikit-learn's validate_data: sets n_features_in_; no copy of float64
-    CSR or C-ordered input)."""
-    X = validate_data(estimator, X, accept_sparse="csr", dtype=np.float64)
+    CSR or C-ordered input; reset=False: X must have the fitted n_features_in_)."""
+    X = validate_data(estimator, X, accept_sparse="csr", dtype=np.float64, reset=reset)
     if estimator.__sklearn_tags__().input_tags.positive_only:
         check_non_negative(X, type(estimator).__name__)
     return X

@@ -10,6 +10,7 @@ NMF being lambda = 0. Every iteration updates V, then U (GNMF.m):
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
 from docfact.algorithms import engine
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
@@ -76,6 +77,32 @@ class GNMFRule:
         engine.rescale(U, V, np.linalg.norm(U, axis=0))
 
 
+class ProjectionRule:
+    """V for a fixed basis U (m, k): min ||X - U V^T||^2 over V >= 0, Eq. (16) with lambda = 0
+    and U left as it is. Xs: (n, m), the samples as rows. A start is (V,)."""
+
+    loop_normalize = None
+
+    def __init__(self, Xs, U: np.ndarray):
+        self.Xs, self.U, self.UtU = Xs, U, U.T @ U
+        self.sq_norm_X = engine.sq_norm(Xs)
+
+    def init(self, rng):
+        return (rng.random((self.Xs.shape[0], self.U.shape[1])),)
+
+    def update(self, F):
+        (V,) = F
+        engine.mu_step(V, np.asarray(self.Xs @ self.U), V @ self.UtU)
+
+    def objective(self, F):
+        (V,) = F
+        return float(self.sq_norm_X - 2 * np.sum(V * (self.Xs @ self.U))
+                     + np.sum(self.UtU * (V.T @ V)))
+
+    def normalize(self, F):
+        """Nothing: U fixes the scale of V."""
+
+
 class NMF(MultiplicativeFactorization):
     """Nonnegative matrix factorization X^T ~ V U^T by multiplicative updates.
 
@@ -110,6 +137,18 @@ class NMF(MultiplicativeFactorization):
         U, V = self._minimize(rule).factors
         self.components_ = U.T
         return V
+
+    def transform(self, X):
+        """V (n_samples, n_components) of samples X on the fitted basis U (`ProjectionRule`,
+        NC-weighted as in the fit): one start, the engine's iterations and stopping rule."""
+        check_is_fitted(self)
+        X = check_data(self, X, reset=False)
+        if self.ncw:
+            X = affinity(X, ncw=True)[0].X
+        fit = engine.minimize(ProjectionRule(X, self.components_.T), n_restarts=1,
+                              min_iter=self.min_iter, max_iter=self.max_iter, tol=self.tol,
+                              random_state=self.random_state)
+        return fit.factors[0]
 
 
 class GNMF(NMF):
