@@ -19,14 +19,22 @@ def register(name: str, estimator: type) -> type:
     return estimator
 
 
-for _name, _estimator in [
-    ("kmeans", alg.KMeans), ("spectral", alg.SpectralClustering), ("lsi_kmeans", alg.LSIKMeans),
-    ("nmf", alg.NMF), ("gnmf", alg.GNMF), ("cf", alg.CF), ("lccf", alg.LCCF), ("lcf", alg.LCF),
-    ("sparse_nmf", alg.SparseNMF), ("hht", alg.SymmetricNMF), ("pspt", alg.PSPt),
-    ("ccf", alg.CCF), ("semi_lccf", alg.SemiLCCF), ("cnpcf", alg.CNPCF), ("gdcf", alg.GDCF),
-    ("rcf", alg.RCF),
-]:
-    register(_name, _estimator)
+register("kmeans", alg.KMeans)
+register("spectral", alg.SpectralClustering)
+register("lsi_kmeans", alg.LSIKMeans)
+register("nmf", alg.NMF)
+register("gnmf", alg.GNMF)
+register("cf", alg.CF)
+register("lccf", alg.LCCF)
+register("lcf", alg.LCF)
+register("sparse_nmf", alg.SparseNMF)
+register("hht", alg.SymmetricNMF)
+register("pspt", alg.PSPt)
+register("ccf", alg.CCF)
+register("semi_lccf", alg.SemiLCCF)
+register("cnpcf", alg.CNPCF)
+register("gdcf", alg.GDCF)
+register("rcf", alg.RCF)
 
 
 def clusters(estimator: type) -> bool:
