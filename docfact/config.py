@@ -179,6 +179,19 @@ def parse_yaml(text: str, where: str):
         raise ConfigError(f"{where}: invalid YAML: {reason}") from None
 
 
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper writing every value out: a value shared by two methods (a sweep's
+    label reader) would otherwise be written as an alias, which the loader refuses."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def dump_yaml(raw) -> str:
+    """A config mapping as YAML text that parse_yaml reads back (no aliases), keys in order."""
+    return yaml.dump(raw, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+
+
 def read_config_text(path: Path) -> str:
     """The config file's text: at most MAX_CONFIG_BYTES of UTF-8, else one ConfigError line."""
     try:

@@ -3,6 +3,7 @@ allowed values; what the schema cannot say is checked after it."""
 
 import pytest
 
+from docfact.config import dump_yaml, parse_yaml
 from tests.test_runner import run_cli
 
 GOOD = ("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: tfidf\n"
@@ -83,3 +84,14 @@ def test_lambda_is_the_config_name_and_lam_is_read_with_a_note(tmp_path):
     assert res.exit_code == 0 and "docfact: note: " in res.output
     path.write_text(GOOD.replace("{algorithm: kmeans}", "{algorithm: gnmf, lam: 1, lambda: 2}"))
     assert "lambda is given twice" in run_cli("validate", path).output
+
+
+def test_a_value_shared_by_two_methods_is_written_out_and_reads_back():
+    """A sweep gives every method the same label reader object; the folder's config.yaml must
+    not hold an alias, which the loader refuses."""
+    labels = {"rule": "kmeans", "replicates": 20}
+    raw = {"methods": {"A": {"algorithm": "nmf", "labels": labels},
+                       "B": {"algorithm": "gnmf", "labels": labels}}}
+    text = dump_yaml(raw)
+    assert "&" not in text and "*" not in text
+    assert parse_yaml(text, "config.yaml") == raw

@@ -17,13 +17,12 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import yaml
 from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from docfact import atomic, metrics
-from docfact.config import Config
+from docfact.config import Config, dump_yaml
 from docfact.datasets import preprocess
 from docfact.datasets.stats import duplicate_documents
 from docfact.digits import DigitsWarning, deviation
@@ -82,8 +81,7 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             if old.get("data_hash") != digest:
                 raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
                                   "with --fresh or choose --out")
-        atomic.write_text(out / "config.yaml", yaml.safe_dump(config.raw, sort_keys=False,
-                                                              allow_unicode=True))
+        atomic.write_text(out / "config.yaml", dump_yaml(config.raw))
         names = [m.name for m in config.methods]
         store = RunStore(out)
         done = store.load(names)
