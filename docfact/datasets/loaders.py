@@ -26,19 +26,15 @@ import numpy as np
 import pooch
 import scipy.io
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer
 
+from docfact.datasets import user
 from docfact.datasets.corpus import Corpus
 from docfact.datasets.fetch import fetch
 from docfact.datasets.registry import Entry, entry
+from docfact.datasets.text import TOKEN_PATTERN, counts
 from docfact.errors import DataError
 
 log = logging.getLogger(__name__)
-
-# Tokeniser shared by the raw-text routes: lowercase alphabetic tokens of two letters or
-# more, scikit-learn's English stop words removed (digits and single letters say little
-# about a topic and would mostly add noise terms).
-TOKEN_PATTERN = r"\b[a-zA-Z]{2,}\b"
 
 # Smallest document frequency of a kept term. 20 Newsgroups: min_df = 6 gives 25494 terms,
 # the closest to the 26214 of Deng Cai's 20Newsgroups.mat (5 gives 29007, 7 gives 22941).
@@ -55,8 +51,6 @@ def load(name: str, *, data_dir=None, mirror=None) -> Corpus:
     """The data set `name`: a registry name, fetched if needed and fingerprint-checked, or
     the path of a user's file or folder (see user.is_path), read as it is; data_dir and mirror
     apply to registry names only."""
-    from docfact.datasets import user  # imported here: user.py reuses this module's readers
-
     if user.is_path(name):
         return user.load_path(name)
     e = entry(name)
@@ -107,24 +101,6 @@ def _load_faces_mat(path: Path, e: Entry) -> Corpus:
     mat = scipy.io.loadmat(path)
     X = sp.csr_matrix(np.asarray(mat["fea"], dtype=np.float64) / 255.0)
     return Corpus(e.name, X, np.asarray(mat["gnd"]).ravel().astype(np.int64))
-
-
-def _vectorizer(min_df: int) -> CountVectorizer:
-    return CountVectorizer(
-        lowercase=True,
-        token_pattern=TOKEN_PATTERN,
-        stop_words="english",
-        min_df=min_df,
-        dtype=np.float64,
-    )
-
-
-def counts(texts: list[str], min_df: int) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Term counts of `texts` with the shared tokeniser: X (documents x terms, csr float64)
-    and the vocabulary (terms in column order). ValueError when no term is left."""
-    vectorizer = _vectorizer(min_df)
-    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
-    return X, np.array(vectorizer.get_feature_names_out(), dtype=str)
 
 
 def _tokenised(name: str, texts: list[str], labels: list[str], min_df: int) -> Corpus:

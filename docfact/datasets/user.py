@@ -21,7 +21,7 @@ a folder
     and extension (also in nested folders). Files directly in the folder, and hidden files and
     folders (names starting with "."), are ignored.
 
-Texts are tokenised as the 20 Newsgroups and Reuters loaders do (loaders.TOKEN_PATTERN, English
+Texts are tokenised as the 20 Newsgroups and Reuters loaders do (text.TOKEN_PATTERN, English
 stop words removed), keeping every term (USER_MIN_DF). Labels that are all integers are kept as
 they are; text labels (and folder names) are numbered 1..C in sorted order, their names kept in
 `Corpus.label_names`. Every problem is a one-line DataError naming the file.
@@ -43,8 +43,8 @@ from scipy.io.matlab import MatReadError
 
 from docfact import atomic, limits
 from docfact.datasets.corpus import Corpus
-from docfact.datasets.loaders import counts
 from docfact.datasets.registry import canonical, registry
+from docfact.datasets.text import counts
 from docfact.errors import DataError
 
 # Smallest document frequency of a kept term in user texts: 1 keeps every term, because a
