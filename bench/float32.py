@@ -30,10 +30,9 @@ import numpy as np
 import pandas as pd
 
 from docfact import metrics
-from docfact.config import load_config
 from docfact.digits import deviation
-from docfact.experiment import runner
-from docfact.experiment.sampling import method_seed
+from docfact.experiment.plan import Plan
+from docfact.experiment.plan import load as load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ("rcf_tdt2_t2:3:0/1/2/3,rcf_tdt2_t2:6/12:0,rcf_reuters_t2:2/3/4:0,"
@@ -54,9 +53,11 @@ def pairs(spec: str):
 def run_pair(config, k: int, r: int, variants: list, only=None) -> list:
     """The records of every factorization of `config` (or of those named in `only`) on run r
     of k, per variant."""
-    corpus = runner.load_view(config)
-    X, y, _ = runner.draw(config, runner.base_matrix(config, corpus), corpus.y, k, r)
-    shared = runner.artefacts(config, runner.prepare(config, X), y, k, r)
+    plan = Plan.of(config, [(k, r)])
+    corpus = plan.corpus()
+    task = plan.task(plan.base_matrix(corpus), corpus.y, k, r)
+    y = task.y
+    shared = plan.artefacts(task, plan.prepare(task.X))
     committed = pd.read_csv(ROOT / "results" / config.name / "runs.csv")
     rows = []
     from threadpoolctl import threadpool_limits
@@ -69,11 +70,11 @@ def run_pair(config, k: int, r: int, variants: list, only=None) -> list:
             for v in variants:
                 method = m.with_numerics(VARIANTS[v])
                 t = time.perf_counter()
-                out = method.cluster(shared, k, method_seed(config.seed, k, r, m.name))
+                out = method.cluster(shared, k, plan.seed(task, m.name))
                 seconds = time.perf_counter() - t
                 labels[v] = out["labels"]
                 rows.append({"table": config.name, "k": k, "run": r, "method": m.name,
-                             "n_docs": X.shape[0], "variant": v,
+                             "n_docs": task.X.shape[0], "variant": v,
                              "ac": metrics.accuracy(y, out["labels"]),
                              "nmi": metrics.nmi(y, out["labels"]),
                              "objective": out["objective"], "n_iter": out["n_iter"],

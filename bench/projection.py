@@ -21,8 +21,9 @@ from pathlib import Path
 import pandas as pd
 
 from docfact.errors import DocfactError
+from docfact.experiment.plan import resolve
 from docfact.experiment.runner import _donated, result_folders
-from docfact.experiment.store import read_setup
+from docfact.experiment.results import read_setup
 from docfact.report.fidelity import sweep_folders
 
 from bench import emit  # bench/bench.py, beside this script
@@ -83,7 +84,7 @@ def projection(speed: pd.DataFrame) -> pd.DataFrame:
 def _shared(config, folder: Path, manifest: dict, donors: list) -> dict:
     taken = {}
     for donor in donors:
-        for key, rows in _donated(donor, config, manifest.get("data_hash")).items():
+        for key, rows in _donated(donor, resolve(config), manifest.get("data_hash")).items():
             taken.setdefault(key, set()).update(rows)
     return taken
 

@@ -10,14 +10,16 @@ A config is one table of a paper:
                                                # constraints: pairs, Config.constraints;
                                                # nmi: max (default), sqrt or arithmetic
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
-    numerics: {precision: float32, products: auto}   # how factorizations compute (Method)
+    numerics: {precision: float32, products: auto}   # how factorizations compute
     methods:
       GNMF: {algorithm: gnmf, lambda: 10, p: 5}   # display name -> algorithm + parameters
     report: {layout: k_by_method, unit: percent}
     published: {source: ..., ac: {GNMF: {2: 99.9±0.3, ..., avg: 97.6}}, nmi: {...}}
     notes: free text shown under the tables
 
-Every error is a ConfigError naming the file, the key and the reason.
+Methods are plain data (MethodSpec): whether an algorithm exists and takes those parameters is
+checked by the experiment layer when a run is planned (experiment/plan.py), never when results
+are read. Every error is a ConfigError naming the file, the key and the reason.
 """
 
 import functools
@@ -26,17 +28,17 @@ import json
 import re
 import reprlib
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jsonschema
 import yaml
 
 from docfact import limits
+from docfact.algorithms.engine import Numerics
 from docfact.algorithms.registry import PAPER_NAMES, keyword, paper_name
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError, ConfigNote
-from docfact.experiment.methods import Method
 
 METRICS = ("ac", "nmi")
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
@@ -45,6 +47,25 @@ FOLDER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")  # as the schema'
 MAX_DEPTH = 32  # nested collections in a config (a paper's table needs 5)
 MAX_CONFIG_BYTES = 1 << 20
 _PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A row of a paper's table as its config writes it: display name, algorithm name, the
+    parameters (by the estimator's keywords: `lam` for the papers' lambda), the label reader
+    and the numerics that differ from the defaults (engine.Numerics)."""
+
+    name: str
+    algorithm: str
+    params: dict = field(default_factory=dict)
+    labels: dict = field(default_factory=lambda: {"rule": "kmeans", "replicates": 20})
+    numerics: dict = field(default_factory=dict)
+
+    def key(self) -> list:
+        """What the method's records depend on (the protocol hash); the numerics only when
+        set, so that the committed tables keep their hashes."""
+        key = [self.name, self.algorithm, self.params, self.labels]
+        return key + [self.numerics] if self.numerics else key
 
 
 @dataclass(frozen=True)
@@ -59,7 +80,7 @@ class Config:
     seed: int
     best_of: int  # each run of a method is the best (highest AC) of this many sub-runs
     labelled: float | None  # fraction of each class labelled for the semi-supervised methods
-    methods: tuple  # of Method
+    methods: tuple  # of MethodSpec (experiment.plan.resolve: of Method)
     layout: str
     unit: str
     groups: tuple  # ((heading or None, (method names...)), ...): the table's sections
@@ -77,27 +98,16 @@ class Config:
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
         runs)."""
-        key = {**self._inputs(), "methods": [m.key() for m in self.methods]}
+        key = {**self.inputs(), "methods": [m.key() for m in self.methods]}
         if self.best_of > 1:
             key["best_of"] = self.best_of
         if self.labelled is not None:
             key["labelled"] = self.labelled
         if self.constraints != "labelled":
             key["constraints"] = self.constraints
-        return _digest(key)
+        return digest(key)
 
-    def row_key(self, method) -> str:
-        """Identifies what one method's records depend on: the data, seed and best_of, the
-        method itself, and the labelled fraction (and the constraints' sampling, when not
-        "labelled") if it uses labels. Two tables with equal keys for a method have the same
-        rows for it at every (k, run)."""
-        key = {**self._inputs(), "best_of": self.best_of, "method": method.key(effective=True),
-               "labelled": self.labelled if method.semi_supervised else None}
-        if method.semi_supervised and self.constraints != "labelled":
-            key["constraints"] = self.constraints
-        return _digest(key)
-
-    def _inputs(self) -> dict:
+    def inputs(self) -> dict:
         """What every record depends on: the documents, their weighting, the master seed and
         (when not the papers' max) NMI's normalisation."""
         key = {"view": self.view, "weighting": self.weighting, "weight_on": self.weight_on,
@@ -134,7 +144,7 @@ class Config:
         return Config(**fields)
 
 
-def _digest(key: dict) -> str:
+def digest(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -210,12 +220,13 @@ def read_config_text(path: Path) -> str:
                           "save the config as UTF-8") from None
 
 
-def load_config(path) -> Config:
+def load_config(path, check=None) -> Config:
+    """The config of the file `path`; `check` as in parse_config."""
     path = Path(path)
     text = read_config_text(path)
     raw = parse_yaml(text, str(path))
     try:
-        return parse_config(raw, str(path), default_name=path.stem)
+        return parse_config(raw, str(path), default_name=path.stem, check=check)
     except ConfigError as e:
         raise ConfigError(_with_line(str(e), str(path), text)) from None
 
@@ -251,8 +262,13 @@ def _with_line(message: str, where: str, text: str) -> str:
     return message if line is None else f"{where}, line {line} ({keys}): {reason}"
 
 
-def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
-    """Validate a config mapping (as read from YAML); `where` names it in error messages."""
+def parse_config(raw, where: str, default_name: str = "experiment", check=None) -> Config:
+    """Validate a config mapping (as read from YAML); `where` names it in error messages.
+
+    check: called as check(methods, protocol, where) -> problems (lines naming `where`), the
+    experiment layer's check of the algorithms, their parameters and the protocol settings
+    that only semi-supervised methods use (experiment.plan.problems);
+    the first problem is raised. Without it, methods are read as they are written."""
     _check_schema(raw, where)
     name = raw.get("name", default_name)
     if not FOLDER_NAME.fullmatch(name):
@@ -269,25 +285,17 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
     if raw.get("shares") == name:
         raise ConfigError(f"{where}: shares: names this table itself; name the table whose rows "
                           "it takes")
-    default_labels = _labels(raw.get("labels", "kmeans"))
-    default_numerics = raw.get("numerics", {})
-    methods = []
-    for mname, spec in raw["methods"].items():
-        params = method_params(spec, f"{where}: methods.{mname}")
-        labels = _labels(spec["labels"]) if "labels" in spec else default_labels
-        m = Method(str(mname), spec["algorithm"], params, labels)
-        m.validate(f"{where}: methods.{mname}")
-        if m.factorizes:
-            m = m.with_numerics(spec.get("numerics", default_numerics))
-        methods.append(m)
+    methods = method_specs(raw, where)
+    labelled = raw["protocol"].get("labelled")
+    found = check(methods, raw["protocol"], where) if check is not None else []
+    if found:
+        raise ConfigError(found[0])
     names = [m.name for m in methods]
     report = raw.get("report", {})
     return Config(name, raw.get("title", name), view, raw["data"].get("weighting", "tfidf"),
                   raw["data"].get("weight_on", "subset"), k, raw["protocol"]["runs"],
                   raw["protocol"].get("seed", 0), raw["protocol"].get("best_of", 1),
-                  _labelled(raw["protocol"].get("labelled"), methods,
-                            f"{where}: protocol.labelled"),
-                  tuple(methods),
+                  labelled, methods,
                   report.get("layout", "k_by_method"), report.get("unit", "percent"),
                   _groups(report.get("groups"), f"{where}: report.groups", names),
                   report.get("kind", "table"),
@@ -295,7 +303,23 @@ def parse_config(raw, where: str, default_name: str = "experiment") -> Config:
                   _check(raw.get("check", {}), f"{where}: check", names, k),
                   raw.get("notes", ""), raw, raw.get("shares"),
                   raw["protocol"].get("nmi", "max"),
-                  _constraints(raw["protocol"], methods, f"{where}: protocol.constraints"))
+                  raw["protocol"].get("constraints", "labelled"))
+
+
+def method_specs(raw: dict, where: str) -> tuple:
+    """The methods of a schema-valid config, with the config's default label reader and
+    numerics where a method sets none."""
+    default_labels = _labels(raw.get("labels", "kmeans"))
+    default_numerics = raw.get("numerics", {})
+    defaults = vars(Numerics())
+    methods = []
+    for mname, spec in raw["methods"].items():
+        params = method_params(spec, f"{where}: methods.{mname}")
+        labels = _labels(spec["labels"]) if "labels" in spec else default_labels
+        numerics = spec.get("numerics", default_numerics)
+        methods.append(MethodSpec(str(mname), spec["algorithm"], params, labels,
+                                  {k: v for k, v in numerics.items() if defaults[k] != v}))
+    return tuple(methods)
 
 
 def method_params(spec: dict, where: str) -> dict:
@@ -340,10 +364,10 @@ def _schema_message(error, raw, where: str) -> str:
     return f"{where}: {keys}: {reason}" if keys else f"{where}: {reason}"
 
 
-def problems(path) -> list:
+def problems(path, check=None) -> list:
     """Every problem of the config file `path`, one line each ([] for a valid config): each
-    departure from the schema, else each method's invalid parameters, else what parse_config
-    finds first."""
+    departure from the schema, else each method's problems by `check` (see parse_config), else
+    what parse_config finds first."""
     path, where = Path(path), str(path)
     try:
         text = read_config_text(path)
@@ -353,13 +377,14 @@ def problems(path) -> list:
     found = [_schema_message(jsonschema.exceptions.best_match([e]), raw, where)
              for e in _validator().iter_errors(raw)]
     if not found:
+        methods = []
         for mname, spec in raw["methods"].items():
             try:
-                params = method_params(spec, f"{where}: methods.{mname}")
-                Method(str(mname), spec["algorithm"], params).validate(
-                    f"{where}: methods.{mname}")
+                methods += method_specs({**raw, "methods": {mname: spec}}, where)
             except ConfigError as e:
                 found.append(str(e))
+        if check is not None:
+            found += check(tuple(methods), raw["protocol"], where)
     if not found:
         try:
             parse_config(raw, where, default_name=path.stem)
@@ -460,25 +485,6 @@ def _check_sizes(k, runs: int, best_of: int, where: str) -> None:
     """Refuse a protocol of more runs, or runs of more sub-runs, than memory holds."""
     limits.check_runs(len(k) * runs, where, f"{len(k)} k values x {runs} runs")
     limits.check_runs(best_of, where, f"{best_of} sub-runs (best_of) per run")
-
-
-def _labelled(fraction, methods, where: str):
-    """protocol.labelled, required by (and only by) configs with semi-supervised methods."""
-    semi = [m.name for m in methods if m.semi_supervised]
-    if semi and fraction is None:
-        raise ConfigError(f"{where}: the semi-supervised method(s) {', '.join(semi)} need the "
-                          "fraction of each class to label, e.g. labelled: 0.02")
-    if fraction is not None and not semi:
-        raise ConfigError(f"{where}: no method of this config uses labels")
-    return fraction
-
-
-def _constraints(protocol: dict, methods, where: str) -> str:
-    """protocol.constraints, only for configs with semi-supervised methods."""
-    value = protocol.get("constraints", "labelled")
-    if "constraints" in protocol and not any(m.semi_supervised for m in methods):
-        raise ConfigError(f"{where}: no method of this config uses constraints")
-    return value
 
 
 def _labels(value) -> dict:

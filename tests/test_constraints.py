@@ -19,7 +19,8 @@ from docfact.algorithms.graphs import (
     pair_constraints,
     propagate_constraints,
 )
-from docfact.config import load_config
+from docfact.experiment.plan import load as load_config
+from docfact.experiment.plan import row_key
 from docfact.experiment.sampling import sample_pairs
 from tests.synthetic import three_topics
 from tests.test_runner import run_cli, semi_config
@@ -160,9 +161,9 @@ def test_constraints_enter_the_hashes_only_when_set(tmp_path):
     assert base.constraints == "labelled" and pairs.constraints == "pairs"
     assert base.protocol_hash() == same.protocol_hash() != pairs.protocol_hash()
     methods = {m.name: m for m in base.methods}
-    assert base.row_key(methods["CF"]) == pairs.row_key(methods["CF"])
-    assert base.row_key(methods["RCF"]) == same.row_key(methods["RCF"])
-    assert base.row_key(methods["RCF"]) != pairs.row_key(methods["RCF"])
+    assert row_key(base, methods["CF"]) == row_key(pairs, methods["CF"])
+    assert row_key(base, methods["RCF"]) == row_key(same, methods["RCF"])
+    assert row_key(base, methods["RCF"]) != row_key(pairs, methods["RCF"])
 
 
 def test_bad_constraints_setting_is_one_line(tmp_path):

@@ -11,8 +11,9 @@ from docfact.algorithms.cf import LCCFRule
 from docfact.algorithms.engine import dtype, fast_products, minimize, numerics
 from docfact.algorithms.kernels import LinearKernel
 from docfact.algorithms.nmf import GNMFRule
-from docfact.config import load_config
 from docfact.errors import ConfigError
+from docfact.experiment.plan import load as load_config
+from docfact.experiment.plan import row_key
 from docfact.metrics import accuracy
 from tests.synthetic import three_topics
 from tests.test_cf import OneStartAtATime
@@ -117,7 +118,7 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     assert same.protocol_hash() == base.protocol_hash() != fast.protocol_hash()
     assert all(m.numerics == {"precision": "float32", "products": "auto"}
                for m in fast.methods)
-    assert fast.row_key(fast.methods[0]) != base.row_key(base.methods[0])
+    assert row_key(fast, fast.methods[0]) != row_key(base, base.methods[0])
     raw = yaml.safe_load(semi_config(tmp_path).read_text())
     raw["numerics"] = {"precision": "double"}
     path = tmp_path / "bad.yaml"

@@ -229,7 +229,8 @@ def test_duplicate_documents_are_noted_per_run(tmp_path):
     from docfact.datasets import load, resolve_view
     from docfact.datasets.stats import duplicate_documents
     from docfact.datasets.views import apply_view
-    from docfact.experiment.runner import data_notes, prepare
+    from docfact.experiment.plan import Plan
+    from docfact.experiment.runner import data_notes
 
     assert data_notes(sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 0], [1, 0]]))) == (
         "2 duplicate documents")
@@ -248,7 +249,7 @@ def test_duplicate_documents_are_noted_per_run(tmp_path):
     corpus = apply_view(load("tdt2"), resolve_view(config.view))
     for _, row in runs.drop_duplicates("run").iterrows():
         picked = [int(c) for c in row["classes"].split()]
-        X = prepare(config, corpus.X[np.isin(corpus.y, picked)])
+        X = Plan.of(config).prepare(corpus.X[np.isin(corpus.y, picked)])
         d = duplicate_documents(X)
         assert row["notes"] == (f"{d} duplicate documents" if d else "")
 
@@ -365,8 +366,7 @@ def test_best_of_keeps_the_sub_run_of_highest_ac(tmp_path):
     """protocol.best_of: each record is the sub-run of highest AC among the method seed's
     children (the LCF paper's protocol), recomputed here sub-run by sub-run."""
     from docfact import metrics
-    from docfact.experiment.runner import base_matrix, draw, load_view, prepare
-    from docfact.experiment.sampling import method_seed
+    from docfact.experiment.plan import Plan
 
     cfg = {"name": "faces", "data": {"view": "lcf_yale", "weighting": "l2"},
            "protocol": {"k": [3], "runs": 2, "seed": 3, "best_of": 4},
@@ -378,15 +378,15 @@ def test_best_of_keeps_the_sub_run_of_highest_ac(tmp_path):
     out = tmp_path / "out"
     assert run_cli("run", path, "--out", out, "--quiet", "--jobs", 1).exit_code == 0
     runs = pd.read_csv(out / "runs.csv")
-    config = load_config(path)
-    corpus = load_view(config)
+    plan = Plan.of(load_config(path))
+    corpus = plan.corpus()
     spread = []
     for row in runs.itertuples():
-        X, y, _ = draw(config, base_matrix(config, corpus), corpus.y, row.k, row.run)
-        artefacts = Artefacts(prepare(config, X))
-        method = next(m for m in config.methods if m.name == row.method)
-        seeds = method_seed(config.seed, row.k, row.run, row.method).spawn(4)
-        acs = [metrics.accuracy(y, method.cluster(artefacts, row.k, s)["labels"])
+        task = plan.task(plan.base_matrix(corpus), corpus.y, row.k, row.run)
+        artefacts = Artefacts(plan.prepare(task.X))
+        method = next(m for m in plan.config.methods if m.name == row.method)
+        seeds = plan.seed(task, row.method).spawn(4)
+        acs = [metrics.accuracy(task.y, method.cluster(artefacts, row.k, s)["labels"])
                for s in seeds]
         assert row.ac == max(acs)
         spread.append(max(acs) - min(acs))

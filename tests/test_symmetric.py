@@ -203,9 +203,9 @@ def fig1_draws():
     documents (three draws of topics with >= 43 documents), tf-idf on the draw, unit rows."""
     from docfact.config import load_config
     from docfact.datasets import preprocess
-    from docfact.experiment.runner import load_view
+    from docfact.experiment.plan import Plan
 
-    corpus = load_view(load_config(ROOT / "configs" / "pspt_tdt2.yaml"))
+    corpus = Plan.of(load_config(ROOT / "configs" / "pspt_tdt2.yaml")).corpus()
     rng = np.random.default_rng(2008)
     big = np.flatnonzero(np.bincount(corpus.y) >= 43)
     for _ in range(3):

@@ -17,11 +17,13 @@ from docfact.cli.options import data_options
               help="Folder of configs: those without results are listed as not run yet.")
 def report(results, readme, configs):
     """Write RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table, with
-    the fidelity pictures and the table of tables; every figure is redrawn from its files
+    the fidelity pictures and the table of tables; then draw every figure again from its files
     (nothing is recomputed); the README's summary line links to the table of tables."""
     from docfact.report.fidelity import write_report
+    from docfact.report.figures import draw_report
 
     text = write_report(Path(results), Path(readme), Path(configs))
+    draw_report(Path(results))
     click.echo(text.split("\n## ", 2)[1] if "\n## " in text else text)
     click.echo(f"report in {Path(results) / 'REPRODUCTION.md'}", err=True)
 
@@ -54,9 +56,9 @@ def plot_k_command(folder):
 def plot_convergence_command(config_path, k, run_index, iterations, methods, out):
     """Objective against iteration (LCCF Fig. 3): convergence.csv, .png and .svg."""
     from docfact import atomic
-    from docfact.config import load_config
     from docfact.errors import ConfigError
     from docfact.experiment.convergence import convergence
+    from docfact.experiment.plan import load as load_config
     from docfact.report.plots import plot_convergence
 
     config = load_config(config_path)

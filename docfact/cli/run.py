@@ -59,7 +59,7 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     """
     import time
 
-    from docfact.config import load_config
+    from docfact.experiment.plan import load as load_config
     from docfact.experiment.runner import run as run_protocol
     from docfact.report.plots import plot_k
     from docfact.report.tables import k_words, write_tables
@@ -148,8 +148,8 @@ def check(config_paths, results, jobs, quick):
     Exits 1 when a recomputed row differs from the committed one, or a method's average leaves
     its band around the published average (see the config's `check` section).
     """
-    from docfact.config import load_config
     from docfact.experiment.check import check as check_table
+    from docfact.experiment.plan import load as load_config
 
     failed = 0
     for path in config_paths:
@@ -175,17 +175,18 @@ def validate(config_paths):
     """Check configs without running anything (schema, methods, parameters, views); every
     problem of a config is listed, one a line."""
     from docfact.cli import one_line
-    from docfact.config import load_config, problems
+    from docfact.config import problems
+    from docfact.experiment import plan
 
     bad = 0
     for path in config_paths:
-        found = problems(path)
+        found = problems(path, check=plan.problems)
         for line in found:
             click.echo(f"docfact: error: {one_line(line)}", err=True)
         if found:
             bad += 1
             continue
-        config = load_config(path)
+        config = plan.load(path)
         click.echo(f"{path}: ok ({len(config.methods)} methods, k = "
                    f"{', '.join(map(str, config.k))}, {config.runs} runs)")
     if bad:
@@ -216,7 +217,7 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6): sweep-PARAM.csv,
     .png and .svg."""
     from docfact import atomic
-    from docfact.config import load_config
+    from docfact.experiment.plan import load as load_config
     from docfact.experiment.runner import result_folders
     from docfact.experiment.sweep import parse_param
     from docfact.experiment.sweep import sweep as run_sweep

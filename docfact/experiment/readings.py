@@ -41,8 +41,9 @@ from pathlib import Path
 
 import yaml
 
-from docfact.config import Config, load_config, parse_config
+from docfact.config import Config, parse_config
 from docfact.errors import ConfigError
+from docfact.experiment import plan
 from docfact.experiment.runner import run
 
 # what a reading may set, and what it may never vary (settings the papers state)
@@ -190,8 +191,9 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
             for spec in raw["methods"].values():
                 if spec["algorithm"] == algorithm:
                     spec.update(params)
-    return parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
-                        default_name=raw.get("name", config.name))
+    return plan.resolve(parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
+                                     default_name=raw.get("name", config.name),
+                                     check=plan.problems))
 
 
 def phase_ks(config: Config, phase: str) -> tuple:
@@ -224,7 +226,7 @@ def run_reading(readings: Readings, reading: str, phase: str, configs: Path, res
     """Run (or resume) `reading` on the sub-protocol `phase` for each table; {table: folder}."""
     folders = {}
     for name in tables or readings.tables:
-        base = load_config(Path(configs) / f"{readings.bases[name]}.yaml")
+        base = plan.load(Path(configs) / f"{readings.bases[name]}.yaml")
         config = reading_config(base, readings, reading, name)
         out = readings.folder(results) / reading / name
         run(phase_config(config, phase), out, jobs=jobs, progress=progress,

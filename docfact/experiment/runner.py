@@ -1,8 +1,8 @@
-"""The protocol grid: for each k and run, sample k classes, run every method, score AC and NMI.
+"""Executes a protocol plan: every task (k, run) runs every method, scored by AC and NMI.
 
-Runs are independent tasks spread over joblib workers, each limited to one BLAS thread so that
-N workers use N cores and the numbers do not depend on N. Every finished run is appended to
-runs.csv at once; a rerun skips the runs already recorded.
+Tasks go to joblib workers, each limited to one BLAS thread so that N workers use N cores and
+the numbers do not depend on N. Every finished task is appended to runs.csv at once; a rerun
+skips the tasks already recorded.
 """
 
 import json
@@ -23,31 +23,23 @@ from tqdm import tqdm
 
 from docfact import atomic, metrics
 from docfact.config import Config, dump_yaml
-from docfact.datasets import preprocess
 from docfact.datasets.stats import duplicate_documents
 from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
-from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled, sample_pairs
+from docfact.experiment.plan import Plan, Task, resolve, row_key
+from docfact.experiment.results import read_setup
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-from docfact.experiment.store import Lock, RunStore, check_format, read_setup
+from docfact.experiment.store import Lock, RunStore, check_format
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
-def load_view(config: Config):
-    """The corpus restricted to the config's view (classes), as raw counts."""
-    from docfact.datasets import apply_view, load, resolve_view
-
-    view = resolve_view(config.view)
-    return apply_view(load(view["dataset"]), view)
-
-
 def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         progress: bool = True, pairs=None, backend: str = "loky", scheduler=None,
         donors=(), say=None) -> Path:
-    """Run (or resume) the config's protocol into folder `out`; return `out`.
+    """Run (or resume) the config's protocol (its Plan) into folder `out`; return `out`.
 
     pairs: only these (k, run) pairs instead of the config's grid (used by `docfact check`).
     donors: other results folders whose rows of identical methods are taken (shared_rows).
@@ -60,11 +52,9 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
     if reason:
         warnings.warn(f"{reason}; runs may differ from the committed results in their last "
                       "digits, and some then in their labels", DigitsWarning, stacklevel=2)
-    corpus = load_view(config)
-    classes = np.unique(corpus.y)
-    if max(config.k) > len(classes):
-        raise ConfigError(f"protocol.k: k={max(config.k)} exceeds the {len(classes)} classes of "
-                          f"view {config.view!r}")
+    plan = Plan.of(config, pairs)
+    config = plan.config
+    corpus = plan.corpus()
     _make_folder(out)
     with Lock(out):
         manifest_path = out / "manifest.json"
@@ -72,7 +62,7 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 atomic.remove(out / name)
         old = _read_manifest(manifest_path)
-        digest = data_hash(config)
+        digest = plan.data_hash()
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
@@ -85,22 +75,17 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
         names = [m.name for m in config.methods]
         store = RunStore(out)
         done = store.load(names)
-        X = base_matrix(config, corpus)
-        # round by round (run 0 of every k, then run 1, ...): a table cut short holds the
-        # same number of runs for every k, so its averages over k are already comparable
-        grid = pairs if pairs is not None else [(k, r) for r in range(config.runs)
-                                                 for k in config.k]
-        todo = [(k, r) for k, r in grid if (k, r) not in done]
+        X = plan.base_matrix(corpus)
+        todo = [(k, r) for k, r in plan.pairs if (k, r) not in done]
         if say is not None:
-            say(_plan(len(grid), len(todo), out))
+            say(_progress(len(plan.pairs), len(todo), out))
         started = time.time()
         walls = old.get("wall_seconds", [])
         manifest = _manifest(config, corpus, jobs, digest)
         if todo or not old:  # a resume with nothing left to run leaves the manifest as it was
             _write_manifest(out, manifest, walls)
         taken = shared_rows(config, out, digest, donors) if todo else {}
-        tasks = (delayed(run_one)(config, k, r, *draw(config, X, corpus.y, k, r),
-                                  taken.get((k, r), {}),
+        tasks = (delayed(run_one)(plan, plan.task(X, corpus.y, k, r), taken.get((k, r), {}),
                                   os.getpid() if backend == "loky" else None)
                  for k, r in todo)
         bar = tqdm(total=len(todo), disable=not (progress and todo and sys.stderr.isatty()),
@@ -119,7 +104,7 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
     return out
 
 
-def _plan(asked: int, todo: int, out: Path) -> str:
+def _progress(asked: int, todo: int, out: Path) -> str:
     """One line: how many of the runs asked are recorded in `out` already, and what is left."""
     if not todo:
         return (f"{asked} of {asked} runs already recorded in {out}; --fresh or --out to "
@@ -155,48 +140,6 @@ def _backend(name: str, jobs: int, scheduler):
             yield client
 
 
-def base_matrix(config: Config, corpus):
-    """What runs draw their documents from: counts, or the corpus weighted once."""
-    if config.weight_on == "corpus":
-        return preprocess.weight(corpus.X, config.weighting)
-    return corpus.X
-
-
-def draw(config: Config, X, y, k: int, r: int) -> tuple:
-    """Run r of k: (X rows, labels, classes) of the k classes drawn for it."""
-    picked = sample_classes(np.unique(y), k, config.seed, r)
-    rows = np.flatnonzero(np.isin(y, picked))
-    return X[rows], y[rows], picked
-
-
-def prepare(config: Config, X):
-    """The documents of one run as the methods see them: weighted (on the subset) or, when the
-    corpus was weighted once, with the terms absent from the subset dropped."""
-    if config.weight_on == "subset":
-        return preprocess.weight(X, config.weighting)
-    return X[:, np.flatnonzero(X.getnnz(axis=0))]
-
-
-def artefacts(config: Config, X, y, k: int, r: int) -> Artefacts:
-    """What the methods of run r of k share: the prepared documents X and, when the protocol
-    labels some, the run's partial labels or (protocol.constraints: pairs) pairwise
-    constraints."""
-    if config.labelled is None:
-        return Artefacts(X)
-    if config.constraints == "pairs":
-        return Artefacts(X, constraints=sample_pairs(y, config.labelled, config.seed, k, r))
-    return Artefacts(X, sample_labelled(y, config.labelled, config.seed, k, r))
-
-
-def data_hash(config: Config):
-    """For a user's data file or folder, a hash of its contents; None for registered data."""
-    from docfact.datasets import resolve_view
-    from docfact.datasets.user import content_hash, is_path
-
-    dataset = resolve_view(config.view)["dataset"]
-    return content_hash(dataset) if is_path(dataset) else None
-
-
 def data_notes(X) -> str:
     """What a reader of a run's scores should know about its documents: exact duplicates
     (identical weighted rows, which no method can tell apart), else empty."""
@@ -208,11 +151,9 @@ def shared_rows(config: Config, out: Path, digest, donors=()) -> dict:
     """{(k, run): {method: record}} that this table takes from the table it `shares` (the
     folder of that name beside `out`) and from the `donors` folders, the first holding a row
     winning: the complete runs there, for the methods whose records depend on the same inputs
-    (Config.row_key; a data file of the same contents, `digest` its data_hash). The RCF
-    paper's tables for t = 2% and 20% print the same unsupervised rows; computing them once
-    saves about a quarter of the second table (KMeans, CF and LCCF: 68 of 245 s on a TDT2 run
-    at k = 12); a sweep's value equal to the table's setting takes the table's rows. Folders
-    holding no results it can read (none yet, or written by another docfact version) give
+    (plan.row_key; a data file of the same contents, `digest` its data_hash): the RCF paper's
+    tables for t = 2% and 20% print the same unsupervised rows, and a sweep's value equal to
+    the table's setting takes the table's rows. Folders holding no results it can read give
     nothing: the rows are then computed, the same either way."""
     folders = [out.parent / config.shares] if config.shares else []
     taken = {}
@@ -238,11 +179,11 @@ def _donated(folder: Path, config: Config, digest) -> dict:
     if any(manifest.get(key) != value for key, value in inputs.items()):
         return {}  # other documents or seed: no row can be the same (read before the config)
     try:
-        donor, _ = read_setup(folder)
-    except DocfactError:
+        donor = resolve(read_setup(folder)[0])
+    except DocfactError:  # not a results folder, or methods this docfact no longer has
         return {}
-    keys = {m.name: donor.row_key(m) for m in donor.methods}
-    names = {m.name for m in config.methods if keys.get(m.name) == config.row_key(m)}
+    keys = {m.name: row_key(donor, m) for m in donor.methods}
+    names = {m.name for m in config.methods if keys.get(m.name) == row_key(config, m)}
     if not names:
         return {}
     runs = RunStore(folder).read([m.name for m in donor.methods])
@@ -255,23 +196,23 @@ def result_folders(root: Path) -> list:
     return sorted(p.parent for p in Path(root).rglob("manifest.json"))
 
 
-def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict,
-            main: int | None = None) -> tuple:
-    """Every method of the config on one sampled subset: (records, timings). The methods in
-    `taken` (name: record of another table, see shared_rows) get that record, in no time.
-    main: the pid of the process that dispatched the run to a local worker process (None on
+def run_one(plan: Plan, task: Task, taken: dict, main: int | None = None) -> tuple:
+    """Every method of the plan on one task: (records, timings). The methods in `taken`
+    (name: record of another table, see shared_rows) get that record, in no time.
+    main: the pid of the process that dispatched the task to a local worker process (None on
     dask): the worker ends when that parent has gone (see _end_with_parent).
 
     Documents that cannot be weighted (no term left on this subset) fail the run for every
     method, recorded with the reason, rather than stopping the table."""
     if main is not None and os.getpid() != main:
         _end_with_parent(main)
+    config, k, r, y = plan.config, task.k, task.run, task.y
     with threadpool_limits(1):
         try:
-            X, unusable = prepare(config, X), None
+            X, unusable = plan.prepare(task.X), None
         except DataError as e:
-            unusable = e
-        shared = artefacts(config, X, y, k, r)
+            X, unusable = task.X, e
+        shared = plan.artefacts(task, X)
         rows, timings = [], []
         notes = data_notes(X)
         for m in config.methods:
@@ -281,12 +222,11 @@ def run_one(config: Config, k: int, r: int, X, y, picked, taken: dict,
                 continue
             t0 = time.perf_counter()
             rec = {"k": k, "run": r, "method": m.name, "n_docs": X.shape[0],
-                   "classes": " ".join(map(str, picked)), "notes": notes}
+                   "classes": " ".join(map(str, task.classes)), "notes": notes}
             try:
                 if unusable is not None:
                     raise unusable
-                out, ac = best_of(m, shared, k, method_seed(config.seed, k, r, m.name), y,
-                                  config.best_of)
+                out, ac = best_of(m, shared, k, plan.seed(task, m.name), y, config.best_of)
                 rec.update(status="ok", ac=ac, nmi=metrics.nmi(y, out["labels"], config.nmi),
                            n_iter=out.get("n_iter"), objective=out.get("objective"))
             except (*RUN_FAILURES, DataError) as e:

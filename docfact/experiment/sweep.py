@@ -14,8 +14,9 @@ from docfact.algorithms.registry import keyword, paper_name
 from docfact.config import Config
 from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.aggregate import summarize
+from docfact.experiment.plan import resolve
+from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
-from docfact.experiment.store import read_runs
 
 
 def parse_param(text: str) -> tuple:
@@ -62,6 +63,7 @@ def swept_config(config: Config, target: str, param: str, value) -> Config:
     """The config restricted to the methods named `target` (a method, or every method of that
     algorithm), with `param` set to `value`; for target "protocol", to its semi-supervised
     methods with protocol.labelled set to `value`."""
+    config = resolve(config)
     if target == "protocol":
         return labelled_config(config, param, value)
     chosen = [m for m in config.methods if target in (m.name, m.algorithm)]
@@ -75,6 +77,7 @@ def swept_config(config: Config, target: str, param: str, value) -> Config:
 
 def labelled_config(config: Config, param: str, value) -> Config:
     """The config's semi-supervised methods with the fraction of labelled documents `value`."""
+    config = resolve(config)
     semi = [m for m in config.methods if m.semi_supervised]
     if param != "labelled" or not semi:
         raise ConfigError("--param: protocol.labelled is the protocol setting a sweep varies, "
@@ -88,6 +91,7 @@ def labelled_config(config: Config, param: str, value) -> Config:
 
 def baseline_config(config: Config, names) -> Config:
     """The config restricted to the methods `names`, run unchanged beside a sweep."""
+    config = resolve(config)
     known = {m.name: m for m in config.methods}
     unknown = [n for n in names if n not in known]
     if unknown:
