@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from docfact.cli import main
 from docfact.config import load_config
-from docfact.experiment.store import read_runs
+from docfact.experiment.results import read_runs
 from tests.test_hostile import tiny_csv
 
 BASE = {

@@ -21,7 +21,8 @@ import yaml
 from click.testing import CliRunner
 
 from docfact.cli import main
-from docfact.experiment.store import Lock, RunStore, read_runs
+from docfact.experiment.results import read_runs
+from docfact.experiment.store import Lock, RunStore
 
 # What a run writes in its folder, and the temporary names of its atomic writes.
 WRITTEN = ["runs.csv", "timings.csv", "manifest.json", "config.yaml", ".lock", "ac.csv",

@@ -1,9 +1,12 @@
-"""Per-k means and standard deviations over runs, and the average over k."""
+"""The statistics of run records: per-k means and standard deviations over runs, the average
+over k, and their standard errors (for tables, the report, checks, sweeps, readings, plots)."""
 
 import numpy as np
 import pandas as pd
 
-METRICS = ("ac", "nmi")
+from docfact.config import METRICS
+
+__all__ = ["METRICS", "average_se", "mean_se", "summarize"]
 
 
 def summarize(runs: pd.DataFrame, methods: list, ks: list) -> pd.DataFrame:
@@ -28,3 +31,15 @@ def summarize(runs: pd.DataFrame, methods: list, ks: list) -> pd.DataFrame:
                          "mean": float(np.mean(means)) if means else np.nan, "std": np.nan,
                          "n": len(means), "failed": 0})
     return pd.DataFrame(rows)
+
+
+def mean_se(std, n) -> np.ndarray:
+    """Standard errors s / sqrt(n) of per-k means (0 where one run gives no spread)."""
+    return np.nan_to_num(np.asarray(std, float)) / np.sqrt(np.maximum(n, 1))
+
+
+def average_se(std, n) -> float:
+    """Standard error of the average over k of per-k means (std s_k over n_k runs each):
+    sqrt(sum_k s_k^2 / n_k) / |k|, runs of different k being independent."""
+    std, n = np.nan_to_num(np.asarray(std, float)), np.asarray(n)
+    return float(np.sqrt(np.sum(std**2 / n))) / len(std)

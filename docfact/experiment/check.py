@@ -21,8 +21,9 @@ import pandas as pd
 
 from docfact.config import Config
 from docfact.errors import DocfactError
+from docfact.experiment.aggregate import METRICS, average_se
+from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
-from docfact.experiment.store import read_runs
 
 EXACT = 1e-12
 OBJECTIVE_RTOL = 1e-9  # summation order moves the last bits (~1e-15); a changed formula more
@@ -91,7 +92,7 @@ def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> 
     margin = config.check["margin"]
     failures = []
     for m in config.methods:
-        for metric in ("ac", "nmi"):
+        for metric in METRICS:
             mine = fresh[(fresh.method == m.name) & (fresh.status == "ok")]
             per_k = mine.groupby("k")[metric].agg(["mean", "count"])
             if len(per_k) != len(ks):
@@ -100,7 +101,7 @@ def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> 
             spread = committed[(committed.method == m.name) & (committed.status == "ok")
                                ].groupby("k")[metric].std().reindex(per_k.index).fillna(0)
             ours = per_k["mean"].mean()
-            se = np.sqrt(np.sum(spread**2 / per_k["count"])) / len(ks)
+            se = average_se(spread, per_k["count"])
             if m.name in config.check["against_own"]:
                 own = committed[(committed.method == m.name) & committed.k.isin(ks)
                                 & (committed.status == "ok")]

@@ -9,16 +9,11 @@ done only when every method of the config has a well-formed row for it: rows of 
 import csv
 import fcntl
 import io
-import json
 import math
 import os
 from pathlib import Path
 
-import pandas as pd
-import yaml
-
 from docfact import atomic
-from docfact.config import parse_config
 from docfact.errors import ConfigError, DocfactError
 
 FIELDS = ["k", "run", "method", "status", "ac", "nmi", "n_iter", "objective", "n_docs", "classes",
@@ -51,21 +46,7 @@ def _csv(rows, fields) -> str:
     return buf.getvalue()
 
 
-def read_setup(folder: Path) -> tuple:
-    """(config, manifest) of a results folder: the config that produced its records and its
-    manifest; DocfactError if it is not one, ConfigError for records of another format."""
-    try:
-        raw = yaml.safe_load(atomic.read_text(folder / "config.yaml"))
-        manifest = json.loads(atomic.read_text(folder / "manifest.json"))
-        if not isinstance(manifest, dict):
-            raise ValueError("manifest.json is not a mapping")
-    except (OSError, ValueError, RecursionError, yaml.YAMLError) as e:
-        raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
-    check_format(manifest, folder)
-    return parse_config(raw, str(folder / "config.yaml")), manifest
-
-
-def _complete_text(path: Path) -> str:
+def complete_text(path: Path) -> str:
     """A records file's text without a last record cut short (no newline at its end: a writer
     was interrupted, or is still writing)."""
     text = atomic.read_text(path)
@@ -75,28 +56,12 @@ def _complete_text(path: Path) -> str:
 def read_records(path: Path) -> list:
     """The rows (dicts of text) of a records file, parsed as CSV: a quoted field may hold a
     line break. DocfactError, naming the line, for text that is not CSV."""
-    reader = csv.DictReader(io.StringIO(_complete_text(path), newline=""))
+    reader = csv.DictReader(io.StringIO(complete_text(path), newline=""))
     try:
         return list(reader)
     except csv.Error as e:
         raise DocfactError(f"{path}, line {reader.line_num}: not docfact's records ({e})"
                            ) from None
-
-
-def read_runs(path: Path) -> pd.DataFrame:
-    """runs.csv as a frame, the one reader of run records for tables, checks and sweeps:
-    method names stay text (a method named 1 is "1"), an empty or "nan" score is NaN."""
-    try:
-        return pd.read_csv(io.StringIO(_complete_text(path), newline=""),
-                           dtype={f: str for f in TEXT_FIELDS}, keep_default_na=False,
-                           na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
-    except (ValueError, pd.errors.ParserError) as e:
-        raise DocfactError(f"{path}: not docfact's run records ({_first_line(e)})") from None
-
-
-def _first_line(e: Exception) -> str:
-    lines = str(e).strip().splitlines()
-    return lines[0] if lines else type(e).__name__
 
 
 class Lock:

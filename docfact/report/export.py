@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from docfact.experiment.aggregate import METRICS, summarize
-from docfact.report.tables import TITLES, read_folder
+from docfact.experiment.results import read_folder
+from docfact.report.tables import TITLES
 
 
 def long_table(folder) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from docfact import atomic
 from docfact.config import load_config
-from docfact.experiment.store import read_runs
+from docfact.experiment.results import read_runs
 from docfact.report.readings import score_rows, summary
 
 

@@ -12,11 +12,11 @@ from docfact import atomic
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "docfact"
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from docfact.experiment.aggregate import METRICS, summarize  # noqa: E402
-from docfact.report.tables import TITLES, read_folder  # noqa: E402
+from docfact.experiment.aggregate import METRICS, mean_se, summarize  # noqa: E402
+from docfact.experiment.results import read_folder  # noqa: E402
+from docfact.report.tables import TITLES  # noqa: E402
 
 WORDS = {"lam": "lambda", "labelled": "labelled fraction t"}  # axis names of parameters
 CROWDED = 6  # more series than this on one axis: one panel per method instead
@@ -80,7 +80,7 @@ def _curve(ax, config, summary, metric, method, ks, color, label) -> None:
     s = summary[(summary.metric == metric) & (summary.method == method) & (summary.k != "avg")]
     x = s["k"].astype(int).to_numpy()
     mean = s["mean"].to_numpy(float) * scale
-    se = np.nan_to_num(s["std"].to_numpy(float)) / np.sqrt(np.maximum(s["n"], 1)) * scale
+    se = mean_se(s["std"], s["n"]) * scale
     ax.plot(x, mean, "-", color=color, label=label, lw=1.5)
     ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, color=color, alpha=0.15)
     paper = config.published.get(metric, {}).get(method, {}) if config.published else {}

@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from docfact import atomic
-from docfact.experiment.aggregate import METRICS
+from docfact.experiment.aggregate import METRICS, average_se
+from docfact.experiment.results import read_folder
 from docfact.report.fidelity import TOLERANCE, Z95
 from docfact.report.plots import plt, save
-from docfact.report.tables import read_folder
 
 SE_FLOOR = 0.005  # fractions: half a point of AC or NMI
 
@@ -43,8 +43,7 @@ def score_rows(config, runs: pd.DataFrame, ks, max_runs: int | None = None) -> p
                 continue
             pub /= config.scale
             ours = float(stats["mean"].mean())
-            se = float(np.sqrt(np.sum(np.nan_to_num(stats["std"] ** 2) / stats["count"]))
-                       / len(stats))
+            se = average_se(stats["std"], stats["count"])
             diff = ours - pub
             verdict = ("within CI" if abs(diff) <= Z95 * se else
                        "within 0.02" if abs(diff) <= TOLERANCE else "outside")

@@ -5,7 +5,6 @@ writes nothing). Each cell reads "ours (paper)": our mean ± std over the runs, 
 value beside it; the Avg. row adds our difference from the published average.
 """
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -13,22 +12,10 @@ import pandas as pd
 from tabulate import tabulate
 
 from docfact import atomic
-from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
-from docfact.experiment.store import read_runs, read_setup
+from docfact.experiment.results import read_folder, read_timings
 
 TITLES = {"ac": "Accuracy", "nmi": "Normalized mutual information"}
-
-
-def read_folder(folder: Path):
-    """(config, runs, manifest) of a results folder; DocfactError if it is not one."""
-    folder = Path(folder)
-    config, manifest = read_setup(folder)
-    try:
-        runs = read_runs(folder / "runs.csv")
-    except OSError as e:
-        raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
-    return config, runs, manifest
 
 
 def wall_seconds(folder: Path, manifest: dict) -> tuple:
@@ -37,7 +24,7 @@ def wall_seconds(folder: Path, manifest: dict) -> tuple:
     sessions cut short before the manifest kept partial times recorded none), that least time,
     with recorded False."""
     wall = sum(manifest.get("wall_seconds", []))
-    cpu = pd.read_csv(io.StringIO(atomic.read_text(Path(folder) / "timings.csv")))["seconds"].sum()
+    cpu = read_timings(folder)["seconds"].sum()
     workers = manifest["jobs"] if manifest["jobs"] > 0 else manifest["cores"]
     return (wall, True) if wall >= cpu / workers else (cpu / workers, False)
 
