@@ -7,7 +7,6 @@ sqrt(sum_k s_k^2 / n_k) / |k| (runs of different k are independent); the 95% int
 """
 
 import io
-import json
 import os
 from pathlib import Path
 
@@ -17,11 +16,10 @@ from tabulate import tabulate
 
 from docfact import atomic
 from docfact.errors import DocfactError
-from docfact.experiment.aggregate import METRICS, summarize
-from docfact.report.picture import plot_overview, plot_paper
-from docfact.report.plots import plot_k, redraw
+from docfact.experiment.aggregate import METRICS, average_se, summarize
+from docfact.experiment.results import read_folder, read_manifest
 from docfact.report.readme import splice
-from docfact.report.tables import protocol_words, read_folder, runtime, view_words, wall_seconds
+from docfact.report.tables import protocol_words, runtime, view_words, wall_seconds
 
 TOLERANCE = 0.02
 Z95 = 1.96
@@ -48,7 +46,7 @@ def rows_of(folder: Path) -> tuple:
             if ok.empty:
                 continue
             ours = float(ok["mean"].mean())
-            se = float(np.sqrt(np.sum(np.nan_to_num(ok["std"] ** 2) / ok["n"]))) / len(ok)
+            se = average_se(ok["std"], ok["n"])
             pub = config.published_average(metric, method, ks)[0]
             pub = None if pub is None else pub / config.scale
             diff = None if pub is None else ours - pub
@@ -91,10 +89,16 @@ def pending(results: Path, configs: Path | None) -> list:
             if not (Path(results) / c.name / "manifest.json").exists()]
 
 
+def report_tables(found: list) -> list:
+    """[(folder, rows, info)] of the results folders `found` (see rows_of)."""
+    return [(folder, *rows_of(folder)) for folder in found]
+
+
 def write_report(results: Path, readme: Path | None = None, configs: Path | None = None) -> str:
     """Write results/REPRODUCTION.md and .csv (with the table of tables, and the README's line
-    linking to it); return the md.
-    Tables of `configs` (a folder of configs) without results are listed as not yet run."""
+    linking to it) from the result files alone; return the md. Its pictures are drawn apart
+    (report.figures). Tables of `configs` (a folder of configs) without results are listed as
+    not yet run."""
     results = Path(results)
     found = folders(results)
     sweeps = sweep_folders(results)
@@ -102,13 +106,8 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     if not found:
         raise DocfactError(f"{results}: no result folders (each holds a manifest.json); "
                            "run `docfact run CONFIG` first")
-    tables = []
-    for folder in found:
-        rows, info = rows_of(folder)
-        plot_k(folder)
-        tables.append((folder, rows, info))
-    redraw(results)
-    pictures = fidelity_pictures(results, tables)
+    tables = report_tables(found)
+    pictures = picture_names(tables)
     frame = pd.DataFrame([r for _, rows, _ in tables for r in rows])
     atomic.write_text(results / "REPRODUCTION.csv", _csv(frame))
 
@@ -197,28 +196,25 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     return text
 
 
-def fidelity_pictures(results: Path, tables: list) -> dict:
-    """Draw results/fidelity.png (one panel per paper, its tables) and
-    results/fidelity-<paper>.png (one panel per table, sensitivity tables after the paper's);
-    return {paper or "all": file name} of the pictures drawn (papers with published values)."""
+def fidelity_panels(tables: list) -> dict:
+    """{paper: [rows of each of its tables]} of the rows with a published value, a paper's
+    tables before its sensitivity tables; the panels of the fidelity pictures."""
     by_paper = {}
     for _, rows, info in tables:
         rows = [r for r in rows if r["published"] is not None]
         if rows:
             by_paper.setdefault(paper_of(info["config"].name), []).append(rows)
-    names = {}
-    for paper, parts in by_paper.items():
+    for parts in by_paper.values():
         parts.sort(key=lambda rows: rows[0]["kind"] != "table")
-        name = f"fidelity-{paper.lower()}"
-        plot_paper([r for rows in parts for r in rows], results / name,
-                   f"{paper}: ours against the published averages, a panel per table",
-                   TOLERANCE)
-        names[paper] = f"{name}.png"
-    papers = {paper: [r for rows in parts for r in rows if r["kind"] == "table"]
-              for paper, parts in by_paper.items()}
-    papers = {paper: rows for paper, rows in papers.items() if rows}
-    if papers:
-        plot_overview(papers, results / "fidelity", TOLERANCE)
+    return by_paper
+
+
+def picture_names(tables: list) -> dict:
+    """{paper or "all": file name} of the fidelity pictures of these tables (see
+    report.figures): one per paper with published values, and one of all papers' tables."""
+    panels = fidelity_panels(tables)
+    names = {paper: f"fidelity-{paper.lower()}.png" for paper in panels}
+    if any(r["kind"] == "table" for parts in panels.values() for rows in parts for r in rows):
         names["all"] = "fidelity.png"
     return names
 
@@ -249,7 +245,7 @@ def audit_pages(results: Path) -> list:
 
 def total_time(folders) -> str:
     """The wall times of result folders (paths) summed, in hours; a lower bound when one is."""
-    times = [wall_seconds(folder, json.loads((folder / "manifest.json").read_text()))
+    times = [wall_seconds(folder, read_manifest(folder))
              for folder in folders]
     bound = "" if all(recorded for _, recorded in times) else ">= "
     return f"{bound}{sum(seconds for seconds, _ in times) / 3600:.1f} h"
