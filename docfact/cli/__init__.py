@@ -5,16 +5,11 @@ import warnings
 
 import click
 
-from docfact.cli.options import data_options
+from docfact.cli.options import data_options, one_line
 from docfact.digits import DigitsWarning
 from docfact.errors import ConfigNote, DocfactError
 
 _python_showwarning = warnings.showwarning
-
-
-def one_line(message: str) -> str:
-    """Line breaks in user-supplied names shown escaped, so the error stays one line."""
-    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _show(message, category, filename, lineno, file=None, line=None):

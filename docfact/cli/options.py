@@ -1,4 +1,5 @@
-"""Options shared by the commands: the data options of every command that may fetch data."""
+"""What the commands share: the data options of every command that may fetch data, and
+one_line for their error messages."""
 
 import os
 
@@ -40,3 +41,8 @@ def data_options(command):
         type=click.Path(file_okay=False), callback=_sets("DOCFACT_DATA_DIR"),
         help="Cache folder of the data files [env DOCFACT_DATA_DIR; default: the user cache "
              "folder].")(command)
+
+
+def one_line(message: str) -> str:
+    """Line breaks in user-supplied names shown escaped, so the error stays one line."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
