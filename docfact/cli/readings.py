@@ -98,8 +98,8 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
 
 def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
     """(one line per reading: its settings, status and score on `phase`, the scored rows)."""
-    from docfact.config import load_config
     from docfact.experiment.readings import RUNS, phase_ks
+    from docfact.experiment.results import read_setup
     from docfact.report.readings import folder_rows, summary
 
     lines, all_rows = [], []
@@ -110,7 +110,7 @@ def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
             if not (folder / "manifest.json").exists():
                 state.append(False)
                 continue
-            config = load_config(folder / "config.yaml")
+            config, _ = read_setup(folder)
             scored, done = folder_rows(folder, phase_ks(config, phase), RUNS)
             if scored.empty:  # no run of this phase yet
                 state.append(False)

@@ -16,14 +16,15 @@ from docfact.cli.options import data_options
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="Folder of configs: those without results are listed as not run yet.")
 def report(results, readme, configs):
-    """Write RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table, with
-    the fidelity pictures and the table of tables; then draw every figure again from its files
-    (nothing is recomputed); the README's summary line links to the table of tables."""
+    """Draw every figure again from its files (nothing is recomputed), then write
+    RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table, with the
+    fidelity pictures, links to each table's figures and the table of tables; the README's
+    summary line links to the table of tables."""
     from docfact.report.fidelity import write_report
     from docfact.report.figures import draw_report
 
-    text = write_report(Path(results), Path(readme), Path(configs))
     draw_report(Path(results))
+    text = write_report(Path(results), Path(readme), Path(configs))
     click.echo(text.split("\n## ", 2)[1] if "\n## " in text else text)
     click.echo(f"report in {Path(results) / 'REPRODUCTION.md'}", err=True)
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from docfact.cli.options import data_options
+from docfact.cli.options import data_options, one_line
 from docfact.errors import ConfigError
 
 # The commands import what they use (numpy, scikit-learn, ...), so that `docfact --help`
@@ -100,15 +100,15 @@ def _duration(seconds: float) -> str:
 
 def _time_here(name: str) -> str:
     """How long the full table took here, from its committed results' manifest, if any."""
-    import json
-
+    from docfact.errors import DocfactError
+    from docfact.experiment.results import read_manifest
     from docfact.report.tables import runtime
 
     folder = Path("results") / name
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest = read_manifest(folder)
         took = runtime(folder, manifest)
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, DocfactError):
         return ""
     return f" ({took} on {manifest['cores']} cores for {folder}, which holds it)"
 
@@ -174,7 +174,6 @@ def check(config_paths, results, jobs, quick):
 def validate(config_paths):
     """Check configs without running anything (schema, methods, parameters, views); every
     problem of a config is listed, one a line."""
-    from docfact.cli import one_line
     from docfact.config import problems
     from docfact.experiment import plan
 

@@ -1,16 +1,11 @@
-"""`docfact check`: recompute a few runs of a table and hold them against what is committed.
+"""`docfact check`: recompute a table's check pairs (k, run), hold them against the committed.
 
-Two layers, both on the config's `check.pairs` (k, run), recomputed from scratch:
-1. determinism: every recomputed row must equal the committed runs.csv row (status, AC and NMI
-   to 1e-12, iterations, and the final objective to a relative 1e-9, which moves with any change
-   of the numbers even when the labels of an easy run do not), so any change in data
-   preparation, sampling or an algorithm shows up and must be deliberate (the committed results
-   regenerated);
-2. published averages: for each method and metric, our mean over the recomputed runs must lie
-   within 1.96 standard errors + `check.margin` of the published mean over the same k values
-   (the standard error of the reduced sample, with each k's spread taken from all committed runs);
-   methods listed in `check.against_own` (documented deviations) are held against our committed
-   full results for those k instead.
+1. determinism: each recomputed row equals the committed one (status, AC and NMI to EXACT,
+   iterations, the objective to OBJECTIVE_RTOL: it moves with any change of the numbers even
+   when an easy run's labels do not);
+2. published averages: each method's mean over the recomputed runs lies within 1.96 standard
+   errors (each k's spread from the committed runs) + `check.margin` of the published mean over
+   the same k; methods in `check.against_own` are held against our committed averages instead.
 """
 
 import tempfile

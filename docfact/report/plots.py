@@ -1,7 +1,6 @@
 """Figures rebuilt from result files: AC and NMI against k, ours beside the published values;
 sweeps, convergence curves and LCF's anchors."""
 
-import json
 from pathlib import Path
 
 import matplotlib
@@ -15,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from docfact.experiment.aggregate import METRICS, mean_se, summarize  # noqa: E402
-from docfact.experiment.results import read_folder  # noqa: E402
+from docfact.experiment.results import read_folder, read_manifest  # noqa: E402
 from docfact.report.tables import TITLES  # noqa: E402
 
 WORDS = {"lam": "lambda", "labelled": "labelled fraction t"}  # axis names of parameters
@@ -175,7 +174,7 @@ def sweep_title(csv: Path, param: str, lines: list, baselines: list) -> str:
     word = WORDS.get(param, param)
     if not found:
         return f"{csv.stem}: AC and NMI against {word}"
-    manifest = json.loads(found[0].read_text())
+    manifest = read_manifest(found[0].parent)
     raw = yaml.safe_load((found[0].parent / "config.yaml").read_text())
     by = found[0].parent.name.split("=")[0] if found[0].parent.parent != csv.parent else None
     table = manifest["config"].split(f"-{param}-")[0]
