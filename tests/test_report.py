@@ -182,3 +182,21 @@ def test_readme_is_a_first_page_whose_commands_ci_runs():
     assert "\nmake test\n" in (root / ".ci/run").read_text()
     targets = re.findall(r"^(\w+):", (root / "Makefile").read_text(), re.M)
     assert {"install", "run", "test"} <= set(targets)
+
+
+def test_the_report_reads_files_and_draws_only_when_asked(results, tmp_path):
+    """write_report writes REPRODUCTION.md and .csv and draws nothing; draw_report (the
+    command's other step) draws each table's k.png and the fidelity pictures."""
+    import shutil
+
+    from docfact.report.fidelity import write_report
+    from docfact.report.figures import draw_report
+
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy, ignore=shutil.ignore_patterns("*.png", "*.svg"))
+    write_report(copy)
+    assert (copy / "REPRODUCTION.md").exists() and (copy / "REPRODUCTION.csv").exists()
+    assert not list(copy.rglob("*.png")) and not list(copy.rglob("*.svg"))
+    drawn = draw_report(copy)
+    assert copy / "gnmf_small/k.png" in drawn and copy / "fidelity.png" in drawn
+    assert all(p.exists() for p in drawn)
