@@ -22,6 +22,7 @@ from pathlib import Path
 from dask.distributed import Client, LocalCluster
 
 from docfact.config import load_config
+from docfact.experiment.plan import Plan
 from docfact.experiment.runner import run
 
 from bench import emit  # bench/bench.py, beside this script
@@ -57,7 +58,7 @@ def main():
             with cluster(backend, workers) as (scheduler, start):
                 load = os.getloadavg()[0]
                 t = time.perf_counter()
-                out = run(config, Path(tmp) / f"{backend}{workers}", jobs=workers,
+                out = run(Plan.of(config), Path(tmp) / f"{backend}{workers}", jobs=workers,
                           progress=False, backend=backend, scheduler=scheduler)
                 wall = time.perf_counter() - t
             outputs[(backend, workers)] = (out / "runs.csv").read_bytes()

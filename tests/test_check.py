@@ -9,6 +9,7 @@ import yaml
 from docfact.algorithms.nmf import GNMFRule
 from docfact.config import load_config
 from docfact.experiment.check import check
+from docfact.experiment.plan import Plan
 from docfact.experiment.runner import run
 from tests.test_runner import small_config
 
@@ -24,7 +25,7 @@ def committed(tmp_path_factory):
     raw["check"] = {"pairs": [[2, 1], [3, 0]], "against_own": ["GNMF"]}
     path.write_text(yaml.safe_dump(raw, allow_unicode=True))
     config = load_config(path)
-    run(config, tmp / config.name, jobs=1, progress=False)
+    run(Plan.of(config), tmp / config.name, jobs=1, progress=False)
     return config, tmp / config.name
 
 

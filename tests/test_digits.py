@@ -11,6 +11,7 @@ import pytest
 
 from docfact.config import load_config
 from docfact.digits import ABOVE_AVX2, deviation, has_avx2
+from docfact.experiment.plan import Plan
 from docfact.experiment.runner import run
 from tests.test_runner import run_cli, small_config
 
@@ -56,7 +57,7 @@ def test_a_run_whose_labels_depend_on_the_loops_gives_the_committed_row(tmp_path
     config = load_config(ROOT / "configs" / "rcf_tdt2_t2.yaml")
     config = dataclasses.replace(config, methods=tuple(m for m in config.methods
                                                        if m.name == "LCCF"))
-    out = run(config, tmp_path / "lccf", jobs=1, progress=False, pairs=[(9, 0)])
+    out = run(Plan.of(config, [(9, 0)]), tmp_path / "lccf", jobs=1, progress=False)
     new = pd.read_csv(out / "runs.csv").iloc[0]
     committed = pd.read_csv(ROOT / "results" / "rcf_tdt2_t2" / "runs.csv")
     row = committed[(committed.k == 9) & (committed.run == 0) & (committed.method == "LCCF")]

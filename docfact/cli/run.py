@@ -59,6 +59,7 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     """
     import time
 
+    from docfact.experiment.plan import Plan
     from docfact.experiment.plan import load as load_config
     from docfact.experiment.runner import run as run_protocol
     from docfact.report.plots import plot_k
@@ -77,8 +78,8 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     config = full.with_overrides(k=ks, runs=runs)
     folder = Path(out) if out else Path("quick" if quick else "results") / config.name
     started = time.time()
-    run_protocol(config, folder, jobs=jobs, fresh=fresh, progress=not quiet, backend=backend,
-                 scheduler=scheduler, say=lambda line: click.echo(line, err=True))
+    run_protocol(Plan.of(config), folder, jobs=jobs, fresh=fresh, progress=not quiet,
+                 backend=backend, scheduler=scheduler, say=lambda line: click.echo(line, err=True))
     seconds = time.time() - started
     text = write_tables(folder, ks=config.k, runs=config.runs)
     if not quiet:

@@ -17,6 +17,7 @@ import pandas as pd
 from docfact.config import Config
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, average_se
+from docfact.experiment.plan import Plan
 from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
 
@@ -33,7 +34,7 @@ def check(config: Config, committed: Path, jobs: int = 1, full: bool = False) ->
     pairs = (sorted(set(zip(committed_runs["k"], committed_runs["run"], strict=True))) if full
              else config.check["pairs"])
     with tempfile.TemporaryDirectory() as tmp:
-        out = run(config, Path(tmp) / config.name, jobs=jobs, progress=full, pairs=pairs)
+        out = run(Plan.of(config, pairs), Path(tmp) / config.name, jobs=jobs, progress=full)
         fresh = _read(out / "runs.csv")
         same_bytes = (out / "runs.csv").read_bytes() == (committed / "runs.csv").read_bytes()
     failures = _determinism(fresh, committed_runs)

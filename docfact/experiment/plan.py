@@ -23,12 +23,8 @@ def method(spec) -> Method:
     return m if m.factorizes or not m.numerics else replace(m, numerics={})
 
 
-def problems(methods, protocol: dict, where: str) -> list:
-    """One line per method whose algorithm is unknown or refuses its parameters; else the
-    protocol's problem, if any: protocol.labelled is required by (and protocol.constraints
-    allowed for) only the configs with semi-supervised methods. For config.parse_config's
-    `check`."""
-    labelled = protocol.get("labelled")
+def method_problems(methods, where: str) -> list:
+    """One line per method whose algorithm is unknown or refuses its parameters."""
     found = []
     for spec in methods:
         try:
@@ -36,6 +32,15 @@ def problems(methods, protocol: dict, where: str) -> list:
                 f"{where}: methods.{spec.name}")
         except ConfigError as e:
             found.append(str(e))
+    return found
+
+
+def problems(methods, protocol: dict, where: str) -> list:
+    """The problems of a config file's methods (method_problems), else its protocol's:
+    protocol.labelled is required by (and protocol.constraints allowed for) only the configs
+    with semi-supervised methods. For config.parse_config's `check`."""
+    labelled = protocol.get("labelled")
+    found = method_problems(methods, where)
     if found:
         return found
     semi = [spec.name for spec in methods if method(spec).semi_supervised]
@@ -60,7 +65,7 @@ def resolve(config: Config) -> Config:
     resolved already is returned as it is)."""
     if all(isinstance(m, Method) for m in config.methods):
         return config
-    found = problems(config.methods, config.raw.get("protocol", {}), config.name)
+    found = method_problems(config.methods, config.name)
     if found:
         raise ConfigError(found[0])
     return replace(config, methods=tuple(method(m) for m in config.methods))

@@ -229,7 +229,7 @@ def run_reading(readings: Readings, reading: str, phase: str, configs: Path, res
         base = plan.load(Path(configs) / f"{readings.bases[name]}.yaml")
         config = reading_config(base, readings, reading, name)
         out = readings.folder(results) / reading / name
-        run(phase_config(config, phase), out, jobs=jobs, progress=progress,
+        run(plan.Plan.of(phase_config(config, phase)), out, jobs=jobs, progress=progress,
             donors=donor_folders(results))
         folders[name] = out
     return folders

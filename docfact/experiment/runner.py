@@ -36,12 +36,11 @@ from docfact.experiment.store import Lock, RunStore, check_format
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
-def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
-        progress: bool = True, pairs=None, backend: str = "loky", scheduler=None,
-        donors=(), say=None) -> Path:
-    """Run (or resume) the config's protocol (its Plan) into folder `out`; return `out`.
+def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
+        progress: bool = True, backend: str = "loky", scheduler=None, donors=(),
+        say=None) -> Path:
+    """Run (or resume) the plan's tasks into folder `out`; return `out`.
 
-    pairs: only these (k, run) pairs instead of the config's grid (used by `docfact check`).
     donors: other results folders whose rows of identical methods are taken (shared_rows).
     backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
     `scheduler`, or a local cluster of `jobs` single-threaded workers).
@@ -52,7 +51,6 @@ def run(config: Config, out: Path, *, jobs: int = -1, fresh: bool = False,
     if reason:
         warnings.warn(f"{reason}; runs may differ from the committed results in their last "
                       "digits, and some then in their labels", DigitsWarning, stacklevel=2)
-    plan = Plan.of(config, pairs)
     config = plan.config
     corpus = plan.corpus()
     _make_folder(out)

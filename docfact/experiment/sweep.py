@@ -14,7 +14,7 @@ from docfact.algorithms.registry import keyword, paper_name
 from docfact.config import Config
 from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.aggregate import summarize
-from docfact.experiment.plan import resolve
+from docfact.experiment.plan import Plan, resolve
 from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
 
@@ -127,13 +127,15 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
     for value in values:
         c = swept_config(config, target, param, value)
         for label, folder, line in _lines(c, out / f"{param}={value}", by):
-            table = _averages(run(line, folder, jobs=jobs, progress=True, donors=donors), line)
+            table = _averages(run(Plan.of(line), folder, jobs=jobs, progress=True,
+                                  donors=donors), line)
             parts.append(table.assign(value=value, method=table["method"] + label))
             donors.append(folder)
     if baselines:
         c = baseline_config(config, baselines)
         folder = out / "baselines"
-        parts.append(_averages(run(c, folder, jobs=jobs, progress=True, donors=donors), c)
+        parts.append(_averages(run(Plan.of(c), folder, jobs=jobs, progress=True,
+                                   donors=donors), c)
                      .assign(value=None))
     table = pd.concat(parts, ignore_index=True).assign(param=param)
     return table[["param", "value", "method", "ac", "nmi"]]
