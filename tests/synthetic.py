@@ -22,3 +22,13 @@ def objective_history(rule, F, iterations: int) -> np.ndarray:
         rule.update(F)
         history.append(rule.objective(F))
     return np.array(history)
+
+
+def partially_labelled_topics():
+    """(X, y, y_partial): three topics of 20 documents, 8 of them labelled (-1 elsewhere), for
+    the semi-supervised methods' tests."""
+    X, y = three_topics(5, n_terms=30, per_class=20, noise=0.5)
+    y_partial = np.full(len(y), -1)
+    for i in (0, 3, 7, 21, 25, 44, 50, 58):
+        y_partial[i] = y[i]
+    return X, y, y_partial

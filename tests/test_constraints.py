@@ -22,7 +22,7 @@ from docfact.algorithms.graphs import (
 from docfact.experiment.plan import load as load_config
 from docfact.experiment.plan import row_key
 from docfact.experiment.sampling import sample_pairs
-from tests.synthetic import three_topics
+from tests.synthetic import partially_labelled_topics
 from tests.test_runner import run_cli, semi_config
 
 
@@ -73,11 +73,7 @@ def labelled_constraints(y):
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = three_topics(5, n_terms=30, per_class=20, noise=0.5)
-    y_partial = np.full(len(y), -1)
-    for i in (0, 3, 7, 21, 25, 44, 50, 58):
-        y_partial[i] = y[i]
-    return X, y, y_partial
+    return partially_labelled_topics()
 
 
 def test_must_link_components_are_the_labels():

@@ -17,16 +17,12 @@ from docfact.algorithms.kernels import LinearKernel
 from docfact.algorithms.semisup import CCFRule, CNPCFRule, GDCFRule, label_matrix
 from docfact.experiment.sampling import sample_labelled
 from docfact.metrics import accuracy
-from tests.synthetic import three_topics
+from tests.synthetic import partially_labelled_topics, three_topics
 
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = three_topics(5, n_terms=30, per_class=20, noise=0.5)
-    y_partial = np.full(len(y), -1)
-    for i in (0, 3, 7, 21, 25, 44, 50, 58):
-        y_partial[i] = y[i]
-    return X, y, y_partial
+    return partially_labelled_topics()
 
 
 def test_pair_constraints_against_brute_force(data):
