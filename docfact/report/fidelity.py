@@ -25,6 +25,14 @@ TOLERANCE = 0.02
 Z95 = 1.96
 
 
+def verdict(diff: float, se: float) -> str:
+    """A row's verdict: "within CI" when |ours - published| <= 1.96 SE, else "within 0.02" when
+    |ours - published| <= TOLERANCE, else "outside"."""
+    if abs(diff) <= Z95 * se:
+        return "within CI"
+    return "within 0.02" if abs(diff) <= TOLERANCE else "outside"
+
+
 def folders(results: Path) -> list:
     """Result folders under `results`, in name order."""
     return sorted(p.parent for p in Path(results).glob("*/manifest.json"))
@@ -50,20 +58,12 @@ def rows_of(folder: Path) -> tuple:
             pub = config.published_average(metric, method, ks)[0]
             pub = None if pub is None else pub / config.scale
             diff = None if pub is None else ours - pub
-            if pub is None:
-                verdict = "no published value"
-            elif abs(diff) <= Z95 * se:
-                verdict = "within CI"
-            elif abs(diff) <= TOLERANCE:
-                verdict = "within 0.02"
-            else:
-                verdict = "outside"
             out.append({"table": config.name, "kind": config.kind, "method": method,
                         "metric": metric.upper(),
                         "published": pub, "ours": ours, "diff": diff,
                         "ci_low": ours - Z95 * se, "ci_high": ours + Z95 * se,
                         "runs": int(ok["n"].sum()), "failed": int(per_k["failed"].sum()),
-                        "verdict": verdict})
+                        "verdict": "no published value" if pub is None else verdict(diff, se)})
     per_run = runs.drop_duplicates(["k", "run"])
     info = {"config": config, "manifest": manifest, "ks": ks,
             "source": published.get("source", "") if published else "",

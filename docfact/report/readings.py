@@ -20,7 +20,7 @@ import pandas as pd
 from docfact import atomic
 from docfact.experiment.aggregate import METRICS, average_se
 from docfact.experiment.results import read_folder
-from docfact.report.fidelity import TOLERANCE, Z95
+from docfact.report.fidelity import verdict
 from docfact.report.plots import plt, save
 
 SE_FLOOR = 0.005  # fractions: half a point of AC or NMI
@@ -45,12 +45,10 @@ def score_rows(config, runs: pd.DataFrame, ks, max_runs: int | None = None) -> p
             ours = float(stats["mean"].mean())
             se = average_se(stats["std"], stats["count"])
             diff = ours - pub
-            verdict = ("within CI" if abs(diff) <= Z95 * se else
-                       "within 0.02" if abs(diff) <= TOLERANCE else "outside")
             out.append({"table": config.name, "method": m.name, "metric": metric.upper(),
                         "published": pub, "ours": ours, "se": se,
                         "z": abs(diff) / max(se, SE_FLOOR), "n": int(stats["count"].sum()),
-                        "verdict": verdict})
+                        "verdict": verdict(diff, se)})
     return pd.DataFrame(out, columns=["table", "method", "metric", "published", "ours", "se",
                                       "z", "n", "verdict"])
 
