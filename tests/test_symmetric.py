@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 
 from docfact.algorithms import PSPt, SymmetricNMF
@@ -197,6 +198,25 @@ def test_hollow_operator_is_w_without_its_diagonal(docs):
     b = PSPt(3, kernel="precomputed", random_state=1).fit_transform(W)
     np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
 
+
+
+def test_hollow_product_is_nonnegative_where_a_document_has_no_other_neighbour():
+    """W - diag(W) on nonnegative factors is nonnegative; computed as W Y - diag(W) Y it leaves
+    rounding negatives in the rows of documents sharing no term with the others, which made
+    Eq. 6's fourth root NaN."""
+    rng = np.random.default_rng(0)
+    X = sp.random(50, 200, density=0.1, random_state=1, format="lil")
+    X[:, :3] = 0
+    X[0, :] = 0
+    X[0, :3] = rng.random(3)  # document 0 shares no term with the others
+    X = sp.csr_matrix(X)
+    X = sp.diags(1 / np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())) @ X
+    op = Hollow(LinearKernel(X))
+    for _ in range(200):
+        assert op.dot(rng.random((50, 3)) * 10 ** rng.uniform(-3, 3)).min() >= 0
+    for scale in ("literal", "sums", "relative"):
+        P = PSPt(3, scale=scale, diagonal="zero", random_state=0).fit_transform(X)
+        assert np.isfinite(P).all()
 
 def fig1_draws():
     """PSPt paper Fig. 1's setting on the mirror's TDT2: three topics of 26, 15 and 43

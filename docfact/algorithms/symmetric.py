@@ -35,7 +35,11 @@ class Hollow:
         self.W, self.a, self.n = W, W.diag(), W.n
 
     def dot(self, Y: np.ndarray) -> np.ndarray:
-        return self.W.dot(Y) - (self.a[:, None] * Y if Y.ndim == 2 else self.a * Y)
+        """(W - diag(W)) Y for Y >= 0 (the factors): >= 0, so the subtraction's rounding, which
+        leaves entries of order -1e-17 where a document has no other neighbour, is clipped (a
+        negative numerator would make the fourth root of Eq. 6 NaN)."""
+        WY = self.W.dot(Y) - (self.a[:, None] * Y if Y.ndim == 2 else self.a * Y)
+        return np.maximum(WY, 0.0, out=WY)
 
     def diag(self) -> np.ndarray:
         return np.zeros(self.n)
