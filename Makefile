@@ -31,13 +31,14 @@ reproduce:
 	$(BIN)/docfact report
 
 # LCCF Figs. 1-3 on both corpora, and the graph weights of Eq. 8 against GNMF's (3 runs per k for
-# the sweeps; resumable like the tables); LCF's lambda and SparseNMF's unstated sparseness (3 runs
-# at k = 3, 6, 9); LCF Fig. 5 (the bases on three 2-D Gaussians); PSPt's eta (3 runs at k = 3, 6, 9);
-# RCF Fig. 3 (20NG: the labelled fraction by the links propagated, 3 runs per k), Figs. 1 and 2
-# (TDT2 and Reuters, all 30 and 13 classes, 10 runs) and Figs. 4-6 (alpha, p, lambda on TDT2 at
-# k = 9 and on Reuters at k = 5, 20 runs, as the paper).
+# the sweeps, under the reference code's reading: lccf_*_reference; resumable like the tables);
+# LCF's lambda and SparseNMF's unstated sparseness (3 runs at k = 3, 6, 9); LCF Fig. 5 (the bases
+# on three 2-D Gaussians); PSPt's eta (3 runs at k = 3, 6, 9); RCF Fig. 3 (20NG: the labelled
+# fraction by the links propagated, 3 runs per k), Figs. 1 and 2 (TDT2 and Reuters, all 30 and 13
+# classes, 10 runs) and Figs. 4-6 (alpha, p, lambda on TDT2 at k = 9 and on Reuters at k = 5, 20
+# runs, as the paper).
 figures:
-	@for c in lccf_tdt2 lccf_reuters; do \
+	@for c in lccf_tdt2_reference lccf_reuters_reference; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.lambda=1,10,100,1000,10000 \
 	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \

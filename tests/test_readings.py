@@ -99,7 +99,7 @@ def _readings_file(tmp_path, **changes):
 
 def test_a_reading_sets_its_values_on_every_method_it_names(tmp_path):
     spec = rd.load_readings(_readings_file(tmp_path))
-    config = load_config(ROOT / "configs" / "lccf_tdt2.yaml")
+    config = load_config(ROOT / "configs" / "lccf_tdt2_reference.yaml")
     same = rd.reading_config(config, spec, "reference")
     assert same.protocol_hash() == config.protocol_hash()
     other = rd.reading_config(config, spec, "corpus-best10")
@@ -202,7 +202,7 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
                                     "grounds": "audit: the weighted kernel k-means"}}
     path.write_text(yaml.safe_dump(raw))
     spec = rd.load_readings(path)
-    config = load_config(ROOT / "configs" / "lccf_tdt2.yaml")
+    config = load_config(ROOT / "configs" / "lccf_tdt2_reference.yaml")
     for reading in spec.readings:
         got = {m.name: m for m in rd.reading_config(config, spec, reading).methods}
         assert got["KM-NCW"].params["form"] == "ncut_hollow"
@@ -213,16 +213,24 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
         rd.load_readings(path)
 
 
-def test_readings_start_from_the_reference_config_named_beside_the_table(tmp_path):
+@pytest.mark.parametrize("paper, table, chosen", [("gnmf", "gnmf_tdt2", "corpus-best10-unit"),
+                                                   ("gnmf", "gnmf_reuters", "corpus-best10-unit"),
+                                                   ("lccf", "lccf_tdt2", "corpus-best10"),
+                                                   ("lccf", "lccf_reuters", "corpus-best10")])
+def test_readings_start_from_the_reference_config_named_beside_the_table(paper, table, chosen):
     """Once the primary config carries the chosen reading, the readings start from the
-    reference config; the reading's config keeps the table's name, and the reference reading is
-    the reference table itself."""
-    spec = rd.load_readings(ROOT / "configs" / "readings" / "gnmf.yaml")
-    assert spec.tables == ("gnmf_tdt2", "gnmf_reuters")
-    base = load_config(ROOT / "configs" / f"{spec.bases['gnmf_tdt2']}.yaml")
-    reference = rd.reading_config(base, spec, "reference", "gnmf_tdt2")
-    assert reference.name == "gnmf_tdt2"
-    assert reference.protocol_hash() == base.protocol_hash()
-    chosen = rd.reading_config(base, spec, "corpus-best10-unit", "gnmf_tdt2")
-    primary = load_config(ROOT / "configs" / "gnmf_tdt2.yaml")
-    assert chosen.protocol_hash() == primary.protocol_hash() != base.protocol_hash()
+    reference config; the reading's config keeps the table's name, the reference reading is the
+    reference table itself (up to the fixed settings), and the chosen reading is the primary."""
+    spec = rd.load_readings(ROOT / "configs" / "readings" / f"{paper}.yaml")
+    assert spec.bases[table] == f"{table}_reference"
+    base = load_config(ROOT / "configs" / f"{spec.bases[table]}.yaml")
+    reference = rd.reading_config(base, spec, "reference", table)
+    assert reference.name == table
+    fixed = rd.fixed_methods(spec)
+    assert [(m.name, m.params) for m in reference.methods] == \
+        [(m.name, {**m.params, **fixed.get(m.name, {})}) for m in base.methods]
+    if not fixed:
+        assert reference.protocol_hash() == base.protocol_hash()
+    primary = load_config(ROOT / "configs" / f"{table}.yaml")
+    assert rd.reading_config(base, spec, chosen, table).protocol_hash() == \
+        primary.protocol_hash() != base.protocol_hash()
