@@ -14,7 +14,8 @@ A config is one table of a paper:
     methods:
       GNMF: {algorithm: gnmf, lambda: 10, p: 5}   # display name -> algorithm + parameters
     report: {layout: k_by_method, unit: percent}
-    published: {source: ..., ac: {GNMF: {2: 99.9±0.3, ..., avg: 97.6}}, nmi: {...}}
+    published: {source: ..., ac: {GNMF: {2: 99.9±0.3, ..., avg: 97.6}}, nmi: {...},
+                claims: [{method: GNMF, over: all, source: "the paper's words"}]}
     notes: free text shown under the tables
 
 Methods are plain data (MethodSpec): whether an algorithm exists and takes those parameters is
@@ -85,7 +86,7 @@ class Config:
     unit: str
     groups: tuple  # ((heading or None, (method names...)), ...): the table's sections
     kind: str  # "table": a paper's table; "sensitivity": a variant of one, reported apart
-    published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; source under "source"
+    published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; "source"; "claims"
     check: dict  # the reduced protocol of `docfact check`: pairs, margin, against_own
     notes: str
     raw: dict  # the YAML mapping as read, saved beside the results
@@ -539,4 +540,19 @@ def _published(value, where, method_names):
                                       f"got {key!r}")
                 row[key] = parse_value(v, f"{where}.{metric}.{mname}.{key}")
             out[metric][mname] = row
+    out["claims"] = [_claim(c, f"{where}.claims[{i}]", method_names)
+                     for i, c in enumerate(value.get("claims", []))]
     return out
+
+
+def _claim(value, where, method_names):
+    """A headline claim of the paper: {method, over: (methods it leads), source}."""
+    over = [n for n in method_names if n != value["method"]] if value["over"] == "all" \
+        else value["over"]
+    for name in [value["method"], *over]:
+        if name not in method_names:
+            raise ConfigError(f"{where}: {name!r} is not a method of this config; "
+                              f"methods: {', '.join(method_names)}")
+    if value["method"] in over:
+        raise ConfigError(f"{where}: {value['method']!r} cannot lead itself")
+    return {"method": value["method"], "over": tuple(over), "source": value["source"]}

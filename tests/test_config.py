@@ -9,6 +9,9 @@ from tests.test_runner import run_cli
 GOOD = ("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: tfidf\n"
         "protocol: {k: [2], runs: 1}\nmethods:\n  KM: {algorithm: kmeans}\n")
 
+CLAIM = ("  KM: {{algorithm: kmeans}}\npublished:\n  source: s\n"
+         "  claims: [{{method: KM, over: {over}, source: 'leads'}}]\n")
+
 
 @pytest.mark.parametrize("edit, expected", [
     (("weighting: tfidf", "weighting: idf"),
@@ -33,6 +36,13 @@ GOOD = ("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: tfidf\n"
      "line 7 (methods.KM.labels.metric): must be one of euclidean, cosine; got 'l1'"),
     (("name: x\n", "name: x\nshares: x\n"), "line 2 (shares): names this table itself"),
     (("name: x\n", "name: x\nshares: [a]\n"), "line 2 (shares): must be the name of another table"),
+    (("  KM: {algorithm: kmeans}\n", CLAIM.format(over="[NMF]")),
+     "line 10 (published.claims[0]): 'NMF' is not a method of this config; methods: KM"),
+    (("  KM: {algorithm: kmeans}\n", CLAIM.format(over="[KM]")),
+     "line 10 (published.claims[0]): 'KM' cannot lead itself"),
+    (("  KM: {algorithm: kmeans}\n", CLAIM.format(over="some")),
+     "line 10 (published.claims[0].over): must be 'all' or a list of the method names it "
+     "leads; got 'some'"),
 ])
 def test_schema_errors_name_line_key_and_allowed_values(tmp_path, edit, expected):
     path = tmp_path / "c.yaml"

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 import pytest
+import scipy.sparse as sp
 
 from docfact.algorithms import PSPt, SymmetricNMF
 from docfact.algorithms.kernels import DenseKernel, LinearKernel, affinity, ncw_scaling

@@ -18,6 +18,7 @@ from docfact import atomic
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, average_se, summarize
 from docfact.experiment.results import read_folder, read_manifest
+from docfact.report.claims import claim_words, judge
 from docfact.report.readme import splice
 from docfact.report.tables import protocol_words, runtime, view_words, wall_seconds
 
@@ -65,7 +66,7 @@ def rows_of(folder: Path) -> tuple:
                         "runs": int(ok["n"].sum()), "failed": int(per_k["failed"].sum()),
                         "verdict": "no published value" if pub is None else verdict(diff, se)})
     per_run = runs.drop_duplicates(["k", "run"])
-    info = {"config": config, "manifest": manifest, "ks": ks,
+    info = {"config": config, "manifest": manifest, "ks": ks, "claims": judge(config, runs),
             "source": published.get("source", "") if published else "",
             "runs_with_notes": int((per_run["notes"] != "").sum()), "runs_done": len(per_run)}
     return out, info
@@ -139,6 +140,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
               f"Wall time of the runs so far: {total_time(found)} over the tables and "
               f"{total_time(sweeps)} over the figures' sweeps (sums of the "
               f"recorded times; `make reproduce` runs both).", ""]
+    lines += _claims_section(tables)
     table, done, planned = _table_of_tables(tables, waiting, total_time(found + sweeps))
     lines += ["## Tables", "", "Each table's command, its wall time here, its runs and its rows "
               "against the published ones (`make reproduce` runs them all).", "", table, ""]
@@ -194,6 +196,25 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
         _update_readme(readme, (results / "REPRODUCTION.md").resolve(), found, done, planned,
                        total_time(found + sweeps))
     return text
+
+
+def _claims_section(tables: list) -> list:
+    """The papers' headline claims on the primary tables (report.claims)."""
+    body = [[paper_of(info["config"].name), info["config"].name,
+             claim_words(c, [m.name for m in info["config"].methods]),
+             f"{c['ac']:.3f}", f"{c['ac_rival']} {c['ac'] - c['ac_margin']:.3f}",
+             _f(c["ac_margin"], "+"), _f(c["nmi_margin"], "+"), "holds" if c["holds"] else "fails"]
+            for _, _, info in tables if info["config"].kind == "table" for c in info["claims"]]
+    if not body:
+        return []
+    held = sum(row[-1] == "holds" for row in body)
+    return ["## The papers' claims", "",
+            f"Each paper's headline claim that its method leads, held against the primary "
+            f"tables (AC averaged over k; NMI beside it): **{held} of {len(body)} hold**. The "
+            "paper's words are in each config (`published.claims`).", "",
+            tabulate(body, ["paper", "table", "claim", "AC", "strongest other (AC)", "AC margin",
+                            "NMI margin", "claim"], tablefmt="github", disable_numparse=True),
+            ""]
 
 
 def fidelity_panels(tables: list) -> dict:
