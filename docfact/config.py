@@ -85,7 +85,9 @@ class Config:
     layout: str
     unit: str
     groups: tuple  # ((heading or None, (method names...)), ...): the table's sections
-    kind: str  # "table": a paper's table; "sensitivity": a variant of one, reported apart
+    # "table": a paper's table; "sensitivity": a variant of one, reported apart; "sweep": a
+    # sweep's part keeping its table's protocol.labelled for methods that use no labels
+    kind: str
     published: dict  # metric -> method -> {k or "avg": (mean, std or None)}; "source"; "claims"
     check: dict  # the reduced protocol of `docfact check`: pairs, margin, against_own
     notes: str
@@ -266,7 +268,7 @@ def _with_line(message: str, where: str, text: str) -> str:
 def parse_config(raw, where: str, default_name: str = "experiment", check=None) -> Config:
     """Validate a config mapping (as read from YAML); `where` names it in error messages.
 
-    check: called as check(methods, protocol, where) -> problems (lines naming `where`), the
+    check: called as check(methods, raw, where) -> problems (lines naming `where`), the
     experiment layer's check of the algorithms, their parameters and the protocol settings
     that only semi-supervised methods use (experiment.plan.problems);
     the first problem is raised. Without it, methods are read as they are written."""
@@ -288,7 +290,7 @@ def parse_config(raw, where: str, default_name: str = "experiment", check=None) 
                           "it takes")
     methods = method_specs(raw, where)
     labelled = raw["protocol"].get("labelled")
-    found = check(methods, raw["protocol"], where) if check is not None else []
+    found = check(methods, raw, where) if check is not None else []
     if found:
         raise ConfigError(found[0])
     names = [m.name for m in methods]
@@ -385,7 +387,7 @@ def problems(path, check=None) -> list:
             except ConfigError as e:
                 found.append(str(e))
         if check is not None:
-            found += check(tuple(methods), raw["protocol"], where)
+            found += check(tuple(methods), raw, where)
     if not found:
         try:
             parse_config(raw, where, default_name=path.stem)

@@ -58,6 +58,14 @@ def test_the_good_config_validates(tmp_path):
     assert run_cli("validate", path).exit_code == 0
 
 
+def test_only_a_sweeps_part_keeps_a_labelled_fraction_no_method_uses(tmp_path):
+    """docfact sweep marks the folders of a labelled table's unsupervised methods report.kind
+    sweep: they keep the table's protocol.labelled (its protocol hash)."""
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD.replace("runs: 1", "runs: 1, labelled: 0.1") + "report: {kind: sweep}\n")
+    assert run_cli("validate", path).exit_code == 0
+
+
 def test_validate_lists_every_problem_at_once(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(GOOD.replace("weighting: tfidf", "weighting: idf").replace("runs: 1", "runs: 0")

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from docfact.cli import main
-from tests.test_runner import semi_config, small_config
+from tests.test_runner import run_cli, semi_config, small_config
 
 
 def test_sweep_at_the_configs_own_value_reproduces_its_rows(tmp_path):
@@ -90,6 +90,25 @@ def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "RCF.links=must",
                                     "--by", "RCF.links=both", "--out", str(out / "by")])
     assert res.exit_code == 2 and "--by: 'RCF.links=both' is the parameter" in res.output
+
+
+def test_sweep_folders_without_semi_supervised_methods_read_back(tmp_path):
+    """A labelled table's sweep over an unsupervised method, and its baselines, keep the
+    table's protocol.labelled (and so its protocol hash) though none of their methods uses
+    labels: their config.yaml validates and `docfact run` on it resumes, computing nothing."""
+    cfg, out = semi_config(tmp_path), tmp_path / "sweep"
+    res = run_cli("sweep", cfg, "--param", "CF.max_iter=10", "--baselines", "CF", "--out", out,
+                  "--jobs", 1)
+    assert res.exit_code == 0, res.output
+    for folder in (out / "max_iter=10", out / "baselines"):
+        assert json.loads((folder / "manifest.json").read_text())["labelled"] == 0.1
+        res = run_cli("validate", folder / "config.yaml")
+        assert res.exit_code == 0, res.output
+        runs = (folder / "runs.csv").read_bytes()
+        res = run_cli("run", folder / "config.yaml", "--out", folder, "--quiet", "--jobs", 1)
+        assert res.exit_code == 0, res.output
+        assert "1 of 1 runs already recorded" in res.output
+        assert (folder / "runs.csv").read_bytes() == runs
 
 
 def test_bad_sweep_parameter_is_one_line(tmp_path):

@@ -35,10 +35,12 @@ def method_problems(methods, where: str) -> list:
     return found
 
 
-def problems(methods, protocol: dict, where: str) -> list:
+def problems(methods, raw: dict, where: str) -> list:
     """The problems of a config file's methods (method_problems), else its protocol's:
     protocol.labelled is required by (and protocol.constraints allowed for) only the configs
-    with semi-supervised methods. For config.parse_config's `check`."""
+    with semi-supervised methods, or a sweep's part (report.kind: sweep) keeping its table's.
+    For config.parse_config's `check`; `raw` the config mapping."""
+    protocol = raw["protocol"]
     labelled = protocol.get("labelled")
     found = method_problems(methods, where)
     if found:
@@ -47,9 +49,11 @@ def problems(methods, protocol: dict, where: str) -> list:
     if semi and labelled is None:
         return [f"{where}: protocol.labelled: the semi-supervised method(s) {', '.join(semi)} "
                 "need the fraction of each class to label, e.g. labelled: 0.02"]
-    if labelled is not None and not semi:
+    if semi or raw.get("report", {}).get("kind") == "sweep":
+        return []
+    if labelled is not None:
         return [f"{where}: protocol.labelled: no method of this config uses labels"]
-    if "constraints" in protocol and not semi:
+    if "constraints" in protocol:
         return [f"{where}: protocol.constraints: no method of this config uses constraints"]
     return []
 

@@ -45,7 +45,8 @@ def _value(text: str):
 
 def restricted(config: Config, methods, name: str) -> Config:
     """The config reduced to `methods` (Method objects), under another name, without published
-    values or checks: the protocol (data, k, runs, seed) is unchanged."""
+    values or checks: the protocol (data, k, runs, seed, labelled) is unchanged; report.kind
+    "sweep" when none of `methods` uses its labels (plan.problems allows labelled then)."""
     raw = {**config.raw, "name": name,
            "methods": {m.name: {"algorithm": m.algorithm,
                                 **{paper_name(key): v for key, v in m.params.items()},
@@ -55,8 +56,11 @@ def restricted(config: Config, methods, name: str) -> Config:
     for key in ("published", "check", "shares"):
         raw.pop(key, None)
     raw["report"] = {"unit": config.unit}
+    if config.labelled is not None and not any(m.semi_supervised for m in methods):
+        raw["report"]["kind"] = "sweep"
     return replace(config, name=name, methods=tuple(methods), raw=raw, published={},
-                   groups=((None, tuple(m.name for m in methods)),), shares=None)
+                   groups=((None, tuple(m.name for m in methods)),), shares=None,
+                   kind=raw["report"].get("kind", "table"))
 
 
 def swept_config(config: Config, target: str, param: str, value) -> Config:
