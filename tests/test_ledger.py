@@ -14,6 +14,10 @@ from click.testing import CliRunner
 
 from docfact.cli import main
 from docfact.config import load_config
+from docfact.errors import ConfigError
+from docfact.experiment import plan
+from docfact.experiment.results import read_manifest
+from docfact.experiment.runner import result_folders
 from docfact.report.fidelity import ledger
 from tests.test_check import COMMITTED
 from tests.test_runner import small_config
@@ -44,6 +48,21 @@ def test_every_table_is_committed_and_its_check_pairs_recomputed(path):
     assert path in COMMITTED, f"{config.name}: no committed results, so nothing checks them"
     pairs = config.check["pairs"]
     assert pairs and all(r < config.runs for _, r in pairs), pairs
+
+
+def test_every_committed_folder_reads_back_as_the_protocol_of_its_runs():
+    """Each results folder's config.yaml (tables, sweeps' values and baselines) passes the
+    checks of `docfact run` and hashes to its manifest's protocol: rerunning it resumes."""
+    wrong = []
+    for folder in result_folders(ROOT / "results"):
+        try:
+            config = plan.load(folder / "config.yaml")
+        except ConfigError as e:
+            wrong.append(str(e))
+            continue
+        if config.protocol_hash() != read_manifest(folder)["protocol_hash"]:
+            wrong.append(f"{folder}: protocol hash differs from its manifest's")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_the_ledger_moves_with_a_changed_run(tmp_path):
