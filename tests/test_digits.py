@@ -1,6 +1,5 @@
 """The committed digits depend on NumPy's SIMD loops and OpenBLAS's kernels: docfact pins them."""
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from docfact.config import load_config
 from docfact.digits import ABOVE_AVX2, deviation, has_avx2
 from docfact.experiment.plan import Plan
 from docfact.experiment.runner import run
+from docfact.experiment.sweep import baseline_config
 from tests.test_runner import run_cli, small_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,9 +54,7 @@ def test_the_users_own_settings_are_kept_and_reported():
 def test_a_run_whose_labels_depend_on_the_loops_gives_the_committed_row(tmp_path):
     """LCCF on TDT2 (rcf_tdt2_t2, k = 9, run 0) reaches AC 0.897 with NumPy's AVX-512 loops,
     0.741 (the committed row) with the AVX2 ones: this test fails if the pin is lost."""
-    config = load_config(ROOT / "configs" / "rcf_tdt2_t2.yaml")
-    config = dataclasses.replace(config, methods=tuple(m for m in config.methods
-                                                       if m.name == "LCCF"))
+    config = baseline_config(load_config(ROOT / "configs" / "rcf_tdt2_t2.yaml"), ["LCCF"])
     out = run(Plan.of(config, [(9, 0)]), tmp_path / "lccf", jobs=1, progress=False)
     new = pd.read_csv(out / "runs.csv").iloc[0]
     committed = pd.read_csv(ROOT / "results" / "rcf_tdt2_t2" / "runs.csv")

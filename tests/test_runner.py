@@ -341,6 +341,27 @@ def test_a_table_that_shares_takes_the_rows_of_identical_methods(tmp_path):
     assert json.loads((shared / "manifest.json").read_text())["shares"] == "semi"
 
 
+def test_a_config_whose_yaml_would_not_read_back_is_not_run(tmp_path):
+    """The runner writes config.yaml from config.raw: a config built in code whose raw does
+    not hold its methods (or holds protocol.labelled that none uses) would leave a folder
+    that `docfact run` on its own config.yaml cannot resume; nothing is written."""
+    import dataclasses
+
+    from docfact.errors import ConfigError
+    from docfact.experiment.plan import Plan
+    from docfact.experiment.runner import run
+
+    config = load_config(semi_config(tmp_path))
+    cf = tuple(m for m in config.methods if m.name == "CF")
+    out = tmp_path / "out"
+    for wrong in (dataclasses.replace(config, methods=cf),
+                  dataclasses.replace(config, methods=cf, raw={
+                      **config.raw, "methods": {"CF": config.raw["methods"]["CF"]}})):
+        with pytest.raises(ConfigError, match=r"out/config.yaml"):
+            run(Plan.of(wrong), out, jobs=1, progress=False)
+    assert not out.exists()
+
+
 def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path):
     from docfact.experiment.store import Lock
 

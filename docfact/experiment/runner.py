@@ -22,12 +22,12 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from docfact import atomic, metrics
-from docfact.config import Config, dump_yaml
+from docfact.config import Config, dump_yaml, parse_config
 from docfact.datasets.stats import duplicate_documents
 from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
-from docfact.experiment.plan import Plan, Task, resolve, row_key
+from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
 from docfact.experiment.results import read_setup
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 from docfact.experiment.store import Lock, RunStore, check_format
@@ -52,6 +52,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         warnings.warn(f"{reason}; runs may differ from the committed results in their last "
                       "digits, and some then in their labels", DigitsWarning, stacklevel=2)
     config = plan.config
+    _reads_back(config, out)
     corpus = plan.corpus()
     _make_folder(out)
     with Lock(out):
@@ -100,6 +101,16 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         if todo:
             _write_manifest(out, manifest, walls + [round(time.time() - started, 1)])
     return out
+
+
+def _reads_back(config: Config, out: Path) -> None:
+    """ConfigError unless config.raw, written as out/config.yaml, reads back as `docfact run`
+    reads it, with the protocol hash of `config`: a config built in code (a sweep's) leaves a
+    folder that can be rerun."""
+    where = str(out / "config.yaml")
+    if resolve(parse_config(config.raw, where, check=problems)).protocol_hash() != (
+            config.protocol_hash()):
+        raise ConfigError(f"{where}: config.raw does not describe the methods run")
 
 
 def _progress(asked: int, todo: int, out: Path) -> str:
