@@ -1,4 +1,4 @@
-"""NMF-NCW (gnmf_tdt2's "NMF" row) on the k = 2 draws that contain TDT2 class 24.
+"""NMF-NCW (gnmf_tdt2_reference's "NMF" row) on the k = 2 draws that contain TDT2 class 24.
 
 For each committed k = 2 run with class 24 (and, as controls, the first 10 runs without it):
 recompute the committed fit (same seeds), then read its V three ways: k-means on the raw rows
@@ -18,18 +18,18 @@ import pandas as pd
 from docfact import metrics
 from docfact.algorithms import KMeans
 from docfact.config import load_config
-from docfact.experiment.runner import artefacts, base_matrix, draw, load_view, prepare
-from docfact.experiment.sampling import method_seed
+from docfact.experiment.methods import Artefacts
+from docfact.experiment.plan import Plan
 
 HERE = Path(__file__).parent
-config = load_config("configs/gnmf_tdt2.yaml")
-method = next(m for m in config.methods if m.name == "NMF")
-committed = pd.read_csv("results/gnmf_tdt2/runs.csv")
+plan = Plan.of(load_config("configs/gnmf_tdt2_reference.yaml"))
+method = next(m for m in plan.config.methods if m.name == "NMF")
+committed = pd.read_csv("results/gnmf_tdt2_reference/runs.csv")
 committed = committed[(committed.k == 2) & (committed.method == "NMF")].set_index("run")
 corpus_w = pd.read_csv("results/gnmf_tdt2_corpus/runs.csv")
 corpus_w = corpus_w[(corpus_w.k == 2) & (corpus_w.method == "NMF")].set_index("run")
-corpus = load_view(config)
-X0 = base_matrix(config, corpus)
+corpus = plan.corpus()
+X0 = plan.base_matrix(corpus)
 with_24 = [r for r in committed.index if "24" in committed.loc[r, "classes"].split()]
 controls = [r for r in committed.index if r not in with_24][:10]
 
@@ -43,10 +43,10 @@ def ncut(A, labels):
 
 rows = []
 for r in with_24 + controls:
-    X, y, picked = draw(config, X0, corpus.y, 2, r)
-    X = prepare(config, X)
-    shared = artefacts(config, X, y, 2, r)
-    seed = method_seed(config.seed, 2, r, method.name)
+    task = plan.task(X0, corpus.y, 2, r)
+    X, y, picked = plan.prepare(task.X), task.y, task.classes
+    shared = plan.artefacts(task, X)
+    seed = plan.seed(task, method.name)
     out = method.cluster(shared, 2, seed)  # the committed read-out: k-means on raw rows of V
     fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
     _, V = method.fit(shared, 2, fit_seed)
@@ -69,7 +69,7 @@ for r in with_24 + controls:
     alone = (np.arange(len(y)) == o).astype(int)
     keep = np.arange(len(y)) != o
     X_out, y_out = X[keep], y[keep]
-    _, V_out = method.fit(artefacts(config, X_out, y_out, 2, r), 2, fit_seed)
+    _, V_out = method.fit(Artefacts(X_out), 2, fit_seed)
     labels_out = KMeans(2, n_replicates=20, random_state=label_seed).fit(V_out).labels_
     row.update({"ac_corpus_weighted": corpus_w.loc[r, "ac"], "least_class": int(y[o]),
                 "least_d": float(d[o]), "least_words": int(X0[np.flatnonzero(
