@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 from docfact import algorithms as alg
 from docfact import metrics
 from docfact.config import load_config
-from docfact.experiment.runner import artefacts, draw, load_view, prepare
+from docfact.experiment.plan import Plan
 from docfact.experiment.sampling import method_seed
 
 STOPS = {"tol": None, "fixed1000": 1000}  # running-mean rule (tol 1e-5) or 1000 iterations
@@ -65,8 +65,10 @@ def sub_run(m, shared, k, seed, y, overrides):
 
 
 def main(config_path, ks, runs, out_path, only=None):
-    config = load_config(config_path)
-    corpus = load_view(config)
+    plan = Plan.of(load_config(config_path), [(k, r) for k in ks for r in range(runs)])
+    config = plan.config
+    corpus = plan.corpus()
+    X0 = plan.base_matrix(corpus)
     out = Path(out_path)
     done = set()
     if out.exists():
@@ -80,9 +82,9 @@ def main(config_path, ks, runs, out_path, only=None):
             w.writeheader()
         for r in range(runs):
             for k in ks:
-                X, y, _ = draw(config, corpus.X, corpus.y, k, r)
-                X = prepare(config, X)
-                shared = artefacts(config, X, y, k, r)
+                task = plan.task(X0, corpus.y, k, r)
+                X, y = plan.prepare(task.X), task.y
+                shared = plan.artefacts(task, X)
                 for m in config.methods:
                     for stop, init, norm, overrides in variants(m, only):
                         key = (config.view, str(k), str(r), m.name, stop, str(init), str(norm))

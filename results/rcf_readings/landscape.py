@@ -30,7 +30,7 @@ from docfact import algorithms as alg
 from docfact import metrics
 from docfact.algorithms.graphs import degrees, pair_constraints
 from docfact.config import load_config
-from docfact.experiment.runner import artefacts, draw, load_view, prepare
+from docfact.experiment.plan import Plan
 from docfact.experiment.sampling import method_seed
 
 FIELDS = ["config", "k", "run", "method", "sampling", "propagate", "enter", "n_pairs",
@@ -99,10 +99,12 @@ def read_out(V, k, y, label_seed):
 
 
 def main(config_path, ks, runs, out_path, only=None):
-    config = load_config(config_path)
+    plan = Plan.of(load_config(config_path), [(k, r) for k in ks for r in range(runs)])
+    config = plan.config
     methods = {m.name: m for m in config.methods}
     rcf, lccf = methods["RCF"], methods["LCCF"]
-    corpus = load_view(config)
+    corpus = plan.corpus()
+    X0 = plan.base_matrix(corpus)
     out = Path(out_path)
     done = set()
     if out.exists():
@@ -116,9 +118,9 @@ def main(config_path, ks, runs, out_path, only=None):
             w.writeheader()
         for k in ks:
             for r in range(runs):
-                X, y, _ = draw(config, corpus.X, corpus.y, k, r)
-                X = prepare(config, X)
-                shared = artefacts(config, X, y, k, r)
+                task = plan.task(X0, corpus.y, k, r)
+                X, y = plan.prepare(task.X), task.y
+                shared = plan.artefacts(task, X)
                 W = shared.graph(rcf.params["p"], rcf.params["weight"])
                 same = y[:, None] == y[None, :]
                 base = {"config": config.name, "k": k, "run": r}
