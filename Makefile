@@ -54,7 +54,7 @@ figures:
 	$(BIN)/docfact sweep configs/lcf_yale.yaml --param SparseNMF.sparseness_V=0.3,0.5,0.7 \
 	  --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null
 	$(BIN)/docfact plot anchors > /dev/null
-	@for c in pspt_tdt2 pspt_reuters; do \
+	@for c in pspt_tdt2_reference pspt_reuters_reference; do \
 	  $(BIN)/docfact sweep configs/$$c.yaml --param pspt.eta=0.8,0.99,0.999,1 \
 	    --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done

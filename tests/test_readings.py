@@ -213,11 +213,12 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
         rd.load_readings(path)
 
 
-@pytest.mark.parametrize("paper, table, chosen", [("gnmf", "gnmf_tdt2", "corpus-best10-unit"),
-                                                   ("gnmf", "gnmf_reuters", "corpus-best10-unit"),
-                                                   ("lccf", "lccf_tdt2", "corpus-best10"),
-                                                   ("lccf", "lccf_reuters", "corpus-best10")])
-def test_readings_start_from_the_reference_config_named_beside_the_table(paper, table, chosen):
+CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10", "pspt": "corpus-relative-zero"}
+
+
+@pytest.mark.parametrize("paper, table", [(p, f"{p}_{c}") for p in CHOSEN
+                                          for c in ("tdt2", "reuters")])
+def test_readings_start_from_the_reference_config_named_beside_the_table(paper, table):
     """Once the primary config carries the chosen reading, the readings start from the
     reference config; the reading's config keeps the table's name, the reference reading is the
     reference table itself (up to the fixed settings), and the chosen reading is the primary."""
@@ -232,5 +233,5 @@ def test_readings_start_from_the_reference_config_named_beside_the_table(paper, 
     if not fixed:
         assert reference.protocol_hash() == base.protocol_hash()
     primary = load_config(ROOT / "configs" / f"{table}.yaml")
-    assert rd.reading_config(base, spec, chosen, table).protocol_hash() == \
+    assert rd.reading_config(base, spec, CHOSEN[paper], table).protocol_hash() == \
         primary.protocol_hash() != base.protocol_hash()
