@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from docfact.config import load_config
+from docfact.experiment.aggregate import summarize
 from docfact.report.claims import judge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +49,8 @@ def test_a_claim_is_judged_on_the_mean_over_k_of_the_per_k_means():
     for (method, _), (total, n) in sums.items():
         avg[method].append(total / n)
     avg = {m: sum(v) / len(v) for m, v in avg.items()}
-    [row] = judge(config, pd.read_csv(path, keep_default_na=False,
-                                      dtype={"ac": float, "nmi": float}))
+    runs = pd.read_csv(path, keep_default_na=False, dtype={"ac": float, "nmi": float})
+    [row] = judge(config, summarize(runs, sorted(avg), sorted(runs["k"].unique())))
     rival = max((m for m in avg if m != "GNMF"), key=avg.get)
     assert row["ac"] == pytest.approx(avg["GNMF"], abs=1e-12)
     assert row["ac_rival"] == rival
@@ -71,7 +72,7 @@ def test_a_claim_fails_when_one_rival_leads_on_average_though_not_at_every_k():
     config = SimpleNamespace(name="t", published={"claims": [
         {"method": "A", "over": ("B", "C"), "source": "s"},
         {"method": "A", "over": ("C",), "source": "s"}]})
-    against_b, against_c = judge(config, runs)
+    against_b, against_c = judge(config, summarize(runs, ["A", "B", "C"], [2, 3]))
     assert (against_b["ac_rival"], against_b["holds"]) == ("B", False)
     assert against_b["ac_margin"] == pytest.approx(0.70 - 0.75)
     assert against_b["nmi_margin"] == pytest.approx(0.65 - 0.55)

@@ -1,25 +1,20 @@
 """The papers' headline claims ("our method leads"), held against our tables.
 
 A claim (config `published.claims`) names a method and the methods it leads; it holds on a
-table when the method's AC, averaged over k (the mean over runs at each k, then over the k),
-exceeds that of every method it names. NMI is reported beside it.
+table when the method's AC, averaged over k (the mean over runs at each k, then over the k, as
+every average of the report), exceeds that of every method it names. NMI is reported beside it.
 """
 
 import pandas as pd
 
-METRICS = ("ac", "nmi")
+from docfact.experiment.aggregate import METRICS
 
 
-def averages(runs: pd.DataFrame) -> pd.DataFrame:
-    """(method x metric) averages over k of the per-k means of the successful runs."""
-    ok = runs[runs["status"] == "ok"]
-    return ok.groupby(["method", "k"])[list(METRICS)].mean().groupby("method").mean()
-
-
-def judge(config, runs: pd.DataFrame) -> list:
-    """One row per claim of `config` on its `runs`: the method's averages, the strongest of the
+def judge(config, summary: pd.DataFrame) -> list:
+    """One row per claim of `config`, on its table's `summary` (aggregate.summarize: the
+    averages over k are its k = "avg" rows): the method's averages, the strongest of the
     methods it leads in each metric, the margins, and whether the claim holds (AC)."""
-    avg = averages(runs)
+    avg = summary[summary["k"] == "avg"].pivot(index="method", columns="metric", values="mean")
     out = []
     for claim in config.published.get("claims", []) if config.published else []:
         method, over = claim["method"], list(claim["over"])

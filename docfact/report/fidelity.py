@@ -66,7 +66,7 @@ def rows_of(folder: Path) -> tuple:
                         "runs": int(ok["n"].sum()), "failed": int(per_k["failed"].sum()),
                         "verdict": "no published value" if pub is None else verdict(diff, se)})
     per_run = runs.drop_duplicates(["k", "run"])
-    info = {"config": config, "manifest": manifest, "ks": ks, "claims": judge(config, runs),
+    info = {"config": config, "manifest": manifest, "ks": ks, "claims": judge(config, summary),
             "source": published.get("source", "") if published else "",
             "runs_with_notes": int((per_run["notes"] != "").sum()), "runs_done": len(per_run)}
     return out, info
