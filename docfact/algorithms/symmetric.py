@@ -147,8 +147,8 @@ class PSPtRule:
             return
         mu_step(s, np.sum(P * self.W.dot(P), axis=0, keepdims=True), s @ (PtP * PtP))
 
-    def objective(self, F):
-        """Eq. (4): alpha ||W - P S P^T||^2 + beta ||P^T P - I||^2."""
+    def terms(self, F) -> tuple:
+        """Eq. (4)'s two terms: (alpha ||W - P S P^T||^2, beta ||P^T P - I||^2)."""
         P, s = F
         PtP = P.T @ P
         if self.s_form == "full":
@@ -157,7 +157,12 @@ class PSPtRule:
         else:
             fit = self.sq_norm_W - 2 * np.sum(s * P * self.W.dot(P)) + np.sum(
                 (s.T * s) * PtP * PtP)
-        return float(self.alpha * fit + self.beta * np.sum((PtP - np.eye(self.k)) ** 2))
+        return self.alpha * fit, self.beta * np.sum((PtP - np.eye(self.k)) ** 2)
+
+    def objective(self, F):
+        """Eq. (4): alpha ||W - P S P^T||^2 + beta ||P^T P - I||^2."""
+        fit, orthogonality = self.terms(F)
+        return float(fit + orthogonality)
 
     def normalize(self, F):
         """Nothing: W and the orthogonality term fix the scale of P and S."""

@@ -27,12 +27,6 @@ HERE = Path(__file__).parent
 K, RUNS, ETA, ITERATIONS = 5, range(5), 0.8, 100
 
 
-def terms(rule, W, P, s):
-    PtP = P.T @ P
-    fit = rule.alpha * float(np.sum((W - (P * s) @ P.T) ** 2))
-    return fit, rule.beta * float(np.sum((PtP - np.eye(P.shape[1])) ** 2))
-
-
 def rows():
     config = load_config("configs/pspt_tdt2_reference.yaml")
     pairs = [(K, r) for r in RUNS]
@@ -41,17 +35,16 @@ def rows():
     X0 = plan.base_matrix(corpus)
     for k, r in pairs:
         task = plan.task(X0, corpus.y, k, r)
-        W_op, _ = affinity(plan.prepare(task.X))
-        W = W_op.dense()
+        W, _ = affinity(plan.prepare(task.X))
         for scale in ("literal", "sums", "relative"):
-            rule = PSPtRule(W_op, k, ETA, scale)
+            rule = PSPtRule(W, k, ETA, scale)
             P, s = rule.init(np.random.default_rng(0))
-            fit0, orth0 = terms(rule, W, P, s)
+            fit0, orth0 = rule.terms((P, s))
             for _ in range(ITERATIONS):
                 rule.update((P, s))
-            fit, orth = terms(rule, W, P, s)
+            fit, orth = rule.terms((P, s))
             labels = P.argmax(axis=1)
-            yield {"scale": scale, "k": k, "run": r, "N": W.shape[0],
+            yield {"scale": scale, "k": k, "run": r, "N": W.n,
                    "fit_start": fit0, "orthogonality_start": orth0,
                    "fit_end": fit, "orthogonality_end": orth,
                    "max_abs_PtP_minus_I": float(np.abs(P.T @ P - np.eye(k)).max()),
