@@ -17,7 +17,7 @@ from docfact.experiment.plan import row_key
 from docfact.metrics import accuracy
 from tests.synthetic import three_topics
 from tests.test_cf import OneStartAtATime
-from tests.test_runner import semi_config
+from tests.test_runner import semi_config, small_config
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +119,13 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     assert all(m.numerics == {"precision": "float32", "products": "auto"}
                for m in fast.methods)
     assert row_key(fast, fast.methods[0]) != row_key(base, base.methods[0])
+    # a clustering method computes the same whatever the numerics: its rows stay shared
+    plain = load_config(small_config(tmp_path))
+    fast = load_config(small_config(tmp_path, name="fast",
+                                    numerics={"precision": "float32", "products": "auto"}))
+    shared = {m.name: row_key(fast, m) == row_key(plain, p)
+              for m, p in zip(fast.methods, plain.methods, strict=True)}
+    assert shared == {"K-means": True, "LSI+K-means": True, "NMF": False, "GNMF": False}
     raw = yaml.safe_load(semi_config(tmp_path).read_text())
     raw["numerics"] = {"precision": "double"}
     path = tmp_path / "bad.yaml"

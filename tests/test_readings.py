@@ -12,6 +12,8 @@ from docfact.cli import main
 from docfact.config import load_config, parse_config
 from docfact.errors import ConfigError
 from docfact.experiment import readings as rd
+from docfact.experiment.plan import load as load_resolved
+from docfact.experiment.plan import row_key
 from docfact.report.readings import SE_FLOOR, choose, score_rows, summary
 from tests.test_runner import small_config
 
@@ -128,7 +130,7 @@ def test_the_committed_corpus_table_is_the_corpus_reading():
      "lam is stated by the paper"),
     ({"starts": {"one": {"grounds": ""}}}, "needs its grounds"),
     ({"starts": {"one": {"set": {"protocol": {"runs": 3}}, "grounds": "x"}}},
-     "may set only nmi"),
+     "may set only constraints, nmi"),
 ])
 def test_stated_settings_and_ungrounded_values_are_refused(tmp_path, change, message):
     path = _readings_file(tmp_path)
@@ -233,5 +235,30 @@ def test_readings_start_from_the_reference_config_named_beside_the_table(paper, 
     if not fixed:
         assert reference.protocol_hash() == base.protocol_hash()
     primary = load_config(ROOT / "configs" / f"{table}.yaml")
+    # the primary may compute its factorizations in float32 (numerics), the readings in float64
+    raw = {key: value for key, value in primary.raw.items() if key != "numerics"}
     assert rd.reading_config(base, spec, CHOSEN[paper], table).protocol_hash() == \
-        primary.protocol_hash() != base.protocol_hash()
+        parse_config(raw, table).protocol_hash() != base.protocol_hash()
+
+
+def test_the_files_runs_and_numerics_set_every_readings_sub_protocol(tmp_path):
+    """`runs` sets the sub-protocol's runs per k; `numerics` how every reading's
+    factorizations compute, which leaves the clustering methods' rows shared with the
+    float64 tables; a bad value of either is refused."""
+    path = _readings_file(tmp_path)
+    raw = yaml.safe_load(path.read_text())
+    raw.update(runs=3, numerics={"precision": "float32", "products": "auto"})
+    path.write_text(yaml.safe_dump(raw))
+    spec = rd.load_readings(path)
+    config = load_resolved(ROOT / "configs" / "lccf_tdt2_reference.yaml")
+    fast = rd.reading_config(config, spec, "reference")
+    assert rd.phase_config(fast, "select", spec.runs).runs == 3
+    for m, base in zip(fast.methods, config.methods, strict=True):
+        assert m.numerics == ({"precision": "float32", "products": "auto"}
+                              if base.factorizes else {})
+        assert (row_key(fast, m) == row_key(config, base)) == (not base.factorizes), m.name
+    for bad in ({"runs": 1}, {"runs": "ten"}, {"numerics": {"precision": "half"}},
+                {"numerics": {"speed": "max"}}, {"numerics": [1]}):
+        path.write_text(yaml.safe_dump({**raw, **bad}))
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            rd.load_readings(path)

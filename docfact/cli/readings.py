@@ -38,12 +38,13 @@ def _names(value, known, what):
               type=click.Path(file_okay=False))
 def readings(paper, only, tables, score_only, full, jobs, configs, results):
     """Run each declared reading of PAPER's unstated settings on the sub-protocol (10 runs at
-    the odd k), score it against the published rows, choose one, validate it on the even k.
+    the odd k, or the file's `runs`), score it against the published rows, choose one,
+    validate it on the even k.
 
     PAPER is a readings file or a name (gnmf, lccf, ...) of CONFIGS/readings/PAPER.yaml.
     Writes RESULTS/PAPER_readings/: readings.csv, rows.csv, readings.md, readings.png.
     """
-    from docfact.experiment.readings import RUNS, load_readings, run_reading
+    from docfact.experiment.readings import load_readings, run_reading
     from docfact.report.readings import write_landscape
 
     path = Path(paper) if paper.endswith((".yaml", ".yml")) else (
@@ -53,7 +54,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     todo = _names(only, spec.readings, "only") if not score_only else []
     results = Path(results)
     for reading in todo:
-        click.echo(f"{spec.paper}: reading {reading} (select: odd k, {RUNS} runs)", err=True)
+        click.echo(f"{spec.paper}: reading {reading} (select: odd k, {spec.runs} runs)", err=True)
         run_reading(spec, reading, "select", configs, results, chosen_tables, jobs)
     landscape, rows = _landscape(spec, chosen_tables, results, "select")
     complete = landscape[landscape["status"] == "complete"]
@@ -71,7 +72,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
         click.echo(f"{spec.paper}: {winner} not validated (readings asked for are missing)",
                    err=True)
     elif not score_only:
-        click.echo(f"{spec.paper}: validating {winner} (even k, {RUNS} runs)", err=True)
+        click.echo(f"{spec.paper}: validating {winner} (even k, {spec.runs} runs)", err=True)
         run_reading(spec, winner, "validate", configs, results, chosen_tables, jobs)
     held, held_rows = _landscape(spec, chosen_tables, results, "validate", [winner])
     landscape["chosen"] = landscape["reading"] == winner
@@ -98,7 +99,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
 
 def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
     """(one line per reading: its settings, status and score on `phase`, the scored rows)."""
-    from docfact.experiment.readings import RUNS, phase_ks
+    from docfact.experiment.readings import phase_ks
     from docfact.experiment.results import read_setup
     from docfact.report.readings import folder_rows, summary
 
@@ -111,7 +112,7 @@ def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
                 state.append(False)
                 continue
             config, _ = read_setup(folder)
-            scored, done = folder_rows(folder, phase_ks(config, phase), RUNS)
+            scored, done = folder_rows(folder, phase_ks(config, phase), spec.runs)
             if scored.empty:  # no run of this phase yet
                 state.append(False)
                 continue
@@ -137,9 +138,11 @@ def _markdown(path: Path, spec, landscape: pd.DataFrame, tables) -> None:
              f"Declared in `configs/readings/{spec.paper}.yaml`; computed by `docfact readings "
              f"{spec.paper}` on {', '.join(f'`{t}`' for t in tables)}. Score: mean over the "
              f"published method x metric rows of |ours - published| / SE (SE floored at "
-             f"{SE_FLOOR}); selection on 10 runs at the odd k, validation of the chosen reading "
-             "on 10 runs at the held-out even k. Agreement: rows within the 95% interval or "
-             "within 0.02, as in the report.", "", "## Settings and their grounds", ""]
+             f"{SE_FLOOR}); selection on {spec.runs} runs at the odd k, validation of the chosen "
+             f"reading on {spec.runs} runs at the held-out even k. Agreement: rows within the 95% "
+             "interval or within 0.02, as in the report." + (
+                 f" Every reading's factorizations compute with numerics {spec.numerics}."
+                 if spec.numerics else ""), "", "## Settings and their grounds", ""]
     for setting, values in spec.settings.items():
         lines.append(f"- **{setting}**")
         lines += [f"  - `{value}`: {v['grounds']}" for value, v in values.items()]

@@ -15,6 +15,9 @@ readings, each one value per setting:
       reference: {weighting: subset}
       corpus: {weighting: corpus}
     fixed: {graph weight: "paper, Eq. 6: 0-1 weights"}   # not varied, and why
+    runs: 10                     # runs per k of the sub-protocol (default 10)
+    numerics: {precision: float32, products: auto}   # how every reading's factorizations
+                                 # compute (engine.Numerics; not a reading: default float64)
     notes: free text shown in readings.md
 
 Every reading applies its settings to the table's config; once a table's primary config carries
@@ -36,18 +39,19 @@ the other readings' folders (runner.shared_rows), so a reading costs only the me
 """
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from docfact.algorithms.engine import Numerics
 from docfact.config import Config, parse_config
 from docfact.errors import ConfigError
 from docfact.experiment import plan
 from docfact.experiment.runner import run
 
 # what a reading may set, and what it may never vary (settings the papers state)
-SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi"}}
+SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi", "constraints"}}
 STATED = {"lam", "p", "eta", "alpha", "beta", "beta_1", "beta_2", "lam_h", "lam_s", "t",
           "kernel", "degree", "ncw", "links", "k", "runs", "labelled", "best_of", "seed"}
 RUNS = 10  # runs per k of the sub-protocol
@@ -63,6 +67,8 @@ class Readings:
     readings: dict  # reading -> {setting: value}, in declared order
     fixed: dict  # setting -> grounds, or {set: {methods: ...}, grounds}: not varied
     notes: str = ""  # what a reader of the landscape should know (shown in readings.md)
+    runs: int = RUNS  # runs per k of the sub-protocol
+    numerics: dict = field(default_factory=dict)  # of every reading's factorizations
 
     def folder(self, results: Path) -> Path:
         return Path(results) / f"{self.paper}_readings"
@@ -115,8 +121,17 @@ def load_readings(path) -> Readings:
     for name, spec in fixed.items():
         if isinstance(spec, dict):
             _check_fixed(spec, f"{where}: fixed.{name}")
+    runs = raw.get("runs", RUNS)
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 2:
+        raise ConfigError(f"{where}: runs: the runs per k of the sub-protocol, an integer >= 2")
+    numerics = raw.get("numerics") or {}
+    try:
+        Numerics(**numerics)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: numerics: a mapping with 'precision' (float64, float32) "
+                          "and 'products' (reference, auto)") from None
     return Readings(path.stem, raw.get("paper", path.stem), tuple(bases), bases, settings,
-                    dict(readings), fixed, raw.get("notes", ""))
+                    dict(readings), fixed, raw.get("notes", ""), runs, dict(numerics))
 
 
 def _check_fixed(spec: dict, where: str) -> None:
@@ -171,6 +186,8 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
     if name is not None:
         raw["name"] = name
     raw.pop("notes", None)  # the base table's words, not the reading's
+    if readings.numerics:
+        raw["numerics"] = dict(readings.numerics)
     if isinstance(raw.get("report"), dict):
         raw["report"].pop("kind", None)
     for method, params in fixed_methods(readings).items():
@@ -208,9 +225,9 @@ def phase_ks(config: Config, phase: str) -> tuple:
     return ks
 
 
-def phase_config(config: Config, phase: str) -> Config:
-    """The sub-protocol of a phase: RUNS runs at its k (the config's runs for "full")."""
-    runs = config.runs if phase == "full" else min(RUNS, config.runs)
+def phase_config(config: Config, phase: str, runs: int = RUNS) -> Config:
+    """The sub-protocol of a phase: `runs` runs at its k (the config's runs for "full")."""
+    runs = config.runs if phase == "full" else min(runs, config.runs)
     return config.with_overrides(k=phase_ks(config, phase), runs=runs)
 
 
@@ -229,8 +246,8 @@ def run_reading(readings: Readings, reading: str, phase: str, configs: Path, res
         base = plan.load(Path(configs) / f"{readings.bases[name]}.yaml")
         config = reading_config(base, readings, reading, name)
         out = readings.folder(results) / reading / name
-        run(plan.Plan.of(phase_config(config, phase)), out, jobs=jobs, progress=progress,
-            donors=donor_folders(results))
+        run(plan.Plan.of(phase_config(config, phase, readings.runs)), out, jobs=jobs,
+            progress=progress, donors=donor_folders(results))
         folders[name] = out
     return folders
 
