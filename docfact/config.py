@@ -6,6 +6,7 @@ A config is one table of a paper:
     title: GNMF report, Table 2 - clustering performance on TDT2
     data: {view: gnmf_tdt2, weighting: tfidf, weight_on: subset}
     protocol: {k: [2, 3, ..., 10], runs: 50, seed: 2008}   # best_of: N, see Config.best_of;
+                                               # best_by: ac or objective, Config.best_by;
                                                # labelled: t, see Config.labelled;
                                                # constraints: pairs, Config.constraints;
                                                # nmi: max (default), sqrt or arithmetic
@@ -79,7 +80,7 @@ class Config:
     k: tuple
     runs: int
     seed: int
-    best_of: int  # each run of a method is the best (highest AC) of this many sub-runs
+    best_of: int  # each run of a method is the best (see best_by) of this many sub-runs
     labelled: float | None  # fraction of each class labelled for the semi-supervised methods
     methods: tuple  # of MethodSpec (experiment.plan.resolve: of Method)
     layout: str
@@ -97,6 +98,9 @@ class Config:
     # how the semi-supervised methods' constraints are drawn, with t = labelled: "labelled", t of
     # each class's samples labelled, every pair among them; "pairs", t of all n (n - 1) / 2 pairs
     constraints: str = "labelled"
+    # which of best_of sub-runs a run keeps: "ac", the highest AC (the LCF paper's "chose the
+    # best result"); "objective", the lowest objective of the method's own fit
+    best_by: str = "ac"
 
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
@@ -104,6 +108,8 @@ class Config:
         key = {**self.inputs(), "methods": [m.key() for m in self.methods]}
         if self.best_of > 1:
             key["best_of"] = self.best_of
+            if self.best_by != "ac":
+                key["best_by"] = self.best_by
         if self.labelled is not None:
             key["labelled"] = self.labelled
         if self.constraints != "labelled":
@@ -306,7 +312,8 @@ def parse_config(raw, where: str, default_name: str = "experiment", check=None) 
                   _check(raw.get("check", {}), f"{where}: check", names, k),
                   raw.get("notes", ""), raw, raw.get("shares"),
                   raw["protocol"].get("nmi", "max"),
-                  raw["protocol"].get("constraints", "labelled"))
+                  raw["protocol"].get("constraints", "labelled"),
+                  raw["protocol"].get("best_by", "ac"))
 
 
 def method_specs(raw: dict, where: str) -> tuple:

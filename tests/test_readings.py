@@ -130,7 +130,7 @@ def test_the_committed_corpus_table_is_the_corpus_reading():
      "lam is stated by the paper"),
     ({"starts": {"one": {"grounds": ""}}}, "needs its grounds"),
     ({"starts": {"one": {"set": {"protocol": {"runs": 3}}, "grounds": "x"}}},
-     "may set only constraints, nmi"),
+     "may set only best_by, constraints, nmi"),
 ])
 def test_stated_settings_and_ungrounded_values_are_refused(tmp_path, change, message):
     path = _readings_file(tmp_path)

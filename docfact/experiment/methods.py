@@ -155,8 +155,8 @@ class Method:
         """Cluster the run's documents into k groups: labels and what the fit reports."""
         fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
         est, out = self.fit(artefacts, k, fit_seed)
-        if not self.factorizes:
-            return {"labels": out}
+        if not self.factorizes:  # k-means' objective picks among sub-runs, never recorded
+            return {"labels": out, "inertia": getattr(est, "inertia_", None)}
         V = out
         if self.labels["rule"] == "argmax":
             labels = V.argmax(axis=1)

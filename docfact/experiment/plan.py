@@ -45,6 +45,15 @@ def problems(methods, raw: dict, where: str) -> list:
     found = method_problems(methods, where)
     if found:
         return found
+    if "best_by" in protocol:
+        if protocol.get("best_of", 1) < 2:
+            return [f"{where}: protocol.best_by: only with best_of > 1 (sub-runs to choose from)"]
+        if protocol["best_by"] == "objective":
+            bad = [spec.name for spec in methods
+                   if not method(spec).factorizes and spec.algorithm != "kmeans"]
+            if bad:
+                return [f"{where}: protocol.best_by: objective: {', '.join(bad)} report(s) no "
+                        "objective (factorizations and k-means do)"]
     semi = [spec.name for spec in methods if method(spec).semi_supervised]
     if semi and labelled is None:
         return [f"{where}: protocol.labelled: the semi-supervised method(s) {', '.join(semi)} "
@@ -82,6 +91,8 @@ def row_key(config: Config, m: Method) -> str:
     keys for a method have the same rows for it at every (k, run)."""
     key = {**config.inputs(), "best_of": config.best_of, "method": m.key(effective=True),
            "labelled": config.labelled if m.semi_supervised else None}
+    if config.best_of > 1 and config.best_by != "ac":
+        key["best_by"] = config.best_by
     if m.semi_supervised and config.constraints != "labelled":
         key["constraints"] = config.constraints
     return digest(key)

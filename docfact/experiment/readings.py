@@ -51,7 +51,7 @@ from docfact.experiment import plan
 from docfact.experiment.runner import run
 
 # what a reading may set, and what it may never vary (settings the papers state)
-SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi", "constraints"}}
+SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi", "constraints", "best_by"}}
 STATED = {"lam", "p", "eta", "alpha", "beta", "beta_1", "beta_2", "lam_h", "lam_s", "t",
           "kernel", "degree", "ncw", "links", "k", "runs", "labelled", "best_of", "seed"}
 RUNS = 10  # runs per k of the sub-protocol

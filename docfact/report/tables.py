@@ -47,7 +47,8 @@ def protocol_words(manifest: dict) -> str:
     else:
         labels = (f"; labelled: {100 * t:g}% of each class's documents (at least one), for the "
                   "semi-supervised methods" if t is not None else "")
-    return (f"; each run the best (by AC) of {n} sub-runs" if n > 1 else "") + labels
+    by = "lowest objective" if manifest.get("best_by") == "objective" else "AC"
+    return (f"; each run the best (by {by}) of {n} sub-runs" if n > 1 else "") + labels
 
 
 def tables(folder, ks=None, runs=None) -> tuple:
