@@ -6,7 +6,8 @@ fit as it was computed) and bench/FLOAT32.csv (bench/float32.py: each factorizat
 float64 with the reference products and with numerics {precision: float32, products: auto},
 in turn, on a sample of real draws). An algorithm's speedup is the median of its per-fit
 ratios; the low end of its range (the 25th percentile) gives the cautious column. Algorithms
-not sampled (k-means, spectral, LCF, PSPt, SparseNMF) keep their time. A sweep's row is
+not sampled (k-means, spectral, LCF, PSPt, SparseNMF), and the rows already computed with the
+fast numerics (a config's `numerics`), keep their time. A sweep's row is
 taken (0 s) when a folder earlier in the order (the tables, then the sweeps in sorted order)
 holds a row of the same method identity (runner.shared_rows).
 
@@ -69,8 +70,10 @@ def projection(speed: pd.DataFrame) -> pd.DataFrame:
                 taken |= {(*key, name) for name in methods}
         t["taken"] = [(k, r, m) in taken for k, r, m in zip(t.k, t.run, t.method, strict=True)]
         t["algorithm"] = t.method.map(algo)
+        fast_already = {m.name for m in resolve(config).methods if m.numerics}
         for col, stat in (("fast", "median"), ("cautious", "cautious")):
-            rate = t.algorithm.map(rates[stat]).fillna(1.0)
+            rate = t.algorithm.map(rates[stat]).fillna(1.0).where(~t.method.isin(fast_already),
+                                                                  1.0)
             t[col] = t.seconds.where(~t.taken, 0.0) / rate
         rows.append({"folder": str(folder.relative_to(ROOT / "results")),
                      "kind": "table" if folder in tables else "sweep",
