@@ -15,6 +15,7 @@ from docfact.errors import ConfigError
 from docfact.experiment.plan import load as load_config
 from docfact.experiment.plan import row_key
 from docfact.metrics import accuracy
+from docfact.report.tables import numerics_words
 from tests.synthetic import three_topics
 from tests.test_cf import OneStartAtATime
 from tests.test_runner import semi_config, small_config
@@ -119,6 +120,9 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     assert all(m.numerics == {"precision": "float32", "products": "auto"}
                for m in fast.methods)
     assert row_key(fast, fast.methods[0]) != row_key(base, base.methods[0])
+    # the tables and the report say so
+    assert numerics_words(fast) == "; factorizations in float32 (products auto)"
+    assert numerics_words(base) == numerics_words(same) == ""
     # a clustering method computes the same whatever the numerics: its rows stay shared
     plain = load_config(small_config(tmp_path))
     fast = load_config(small_config(tmp_path, name="fast",

@@ -20,7 +20,7 @@ from docfact.experiment.aggregate import METRICS, average_se, summarize
 from docfact.experiment.results import read_folder, read_manifest
 from docfact.report.claims import claim_words, judge
 from docfact.report.readme import splice
-from docfact.report.tables import protocol_words, runtime, view_words, wall_seconds
+from docfact.report.tables import numerics_words, protocol_words, runtime, view_words, wall_seconds
 
 TOLERANCE = 0.02
 Z95 = 1.96
@@ -172,7 +172,8 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                   f"{manifest['classes']} classes; weighting `{manifest['weighting']}` on the "
                   f"{manifest['weight_on']}",
                   f"- protocol: k = {', '.join(map(str, info['ks']))}; runs per k as recorded; "
-                  f"seed {manifest['seed']}{protocol_words(manifest)}; label readers and "
+                  f"seed {manifest['seed']}{protocol_words(manifest)}"
+                  f"{numerics_words(config)}; label readers and "
                   "parameters in "
                   f"[`config.yaml`]({folder.name}/config.yaml)",
                   f"- data notes: {info['runs_with_notes']} of {info['runs_done']} runs have "

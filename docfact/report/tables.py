@@ -36,6 +36,13 @@ def runtime(folder: Path, manifest: dict) -> str:
             else f">= {seconds / 60:.0f} min (wall time partly unrecorded)")
 
 
+def numerics_words(config) -> str:
+    """How the factorizations computed, when not in the default float64: '; ...' or ''."""
+    found = {tuple(sorted(m.numerics.items())) for m in config.methods if m.numerics}
+    return "".join(f"; factorizations in {dict(n).get('precision', 'float64')} (products "
+                   f"{dict(n).get('products', 'reference')})" for n in sorted(found))
+
+
 def protocol_words(manifest: dict) -> str:
     """What a run's protocol adds to k, runs and seed: how its result was chosen, when it was
     the best of several sub-runs, and how many labels the semi-supervised methods saw; else ''."""
@@ -103,7 +110,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
         f"Data: view `{view_words(manifest['view'])}` ({manifest['documents']} documents, "
         f"{manifest['classes']} classes), weighting `{manifest['weighting']}` on the "
         f"{manifest['weight_on']}; runs per k: {', '.join(map(str, counts))}; seed "
-        f"{manifest['seed']}{protocol_words(manifest)}.",
+        f"{manifest['seed']}{protocol_words(manifest)}{numerics_words(config)}.",
         "",
     ]
 
