@@ -47,11 +47,11 @@ figures:
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCCF.weight=binary,cosine \
 	    --baselines KM,NMF,CF --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
-	@for c in lcf_yale lcf_orl; do \
+	@for c in lcf_yale_reference lcf_orl_reference; do \
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LCF.lambda=0,0.1,0.3,1,3 --baselines NMF \
 	    --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null || exit $$?; \
 	done
-	$(BIN)/docfact sweep configs/lcf_yale.yaml --param SparseNMF.sparseness_V=0.3,0.5,0.7 \
+	$(BIN)/docfact sweep configs/lcf_yale_reference.yaml --param SparseNMF.sparseness_V=0.3,0.5,0.7 \
 	  --k 3,6,9 --runs 3 --jobs $(JOBS) > /dev/null
 	$(BIN)/docfact plot anchors > /dev/null
 	@for c in pspt_tdt2_reference pspt_reuters_reference; do \

@@ -215,11 +215,13 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
         rd.load_readings(path)
 
 
-CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10", "pspt": "corpus-relative-zero"}
+CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10", "pspt": "corpus-relative-zero",
+          "lcf": "objective-argmax"}
+CORPORA = {"lcf": ("yale", "orl")}
 
 
 @pytest.mark.parametrize("paper, table", [(p, f"{p}_{c}") for p in CHOSEN
-                                          for c in ("tdt2", "reuters")])
+                                          for c in CORPORA.get(p, ("tdt2", "reuters"))])
 def test_readings_start_from_the_reference_config_named_beside_the_table(paper, table):
     """Once the primary config carries the chosen reading, the readings start from the
     reference config; the reading's config keeps the table's name, the reference reading is the

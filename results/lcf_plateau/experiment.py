@@ -1,6 +1,6 @@
 """CF on face images: the plateau that the running-mean stopping rule takes for convergence.
 
-On the LCF tables' own draws (`lcf_orl` k = 10, runs 0-4, and `lcf_yale` k = 6, runs 0-7; the
+On the LCF tables' own draws (`lcf_orl_reference` k = 10, runs 0-4, and `lcf_yale_reference` k = 6, runs 0-7; the
 same images as `docfact run`), describes the data (mean cosine between two images of the draw;
 the two largest eigenvalues of K = X X^T) and follows CF (the tables' CF row, no in-loop
 normalisation) from the start of the run's first sub-run: the iterations at which the
@@ -22,7 +22,8 @@ from docfact.config import load_config
 from docfact.experiment.plan import Plan
 
 HERE = Path(__file__).parent
-CASES = [("lcf_orl", 10, range(5), (100, 1000, 3000)), ("lcf_yale", 6, range(8), (100, 1000))]
+CASES = [("lcf_orl_reference", 10, range(5), (100, 1000, 3000)),
+         ("lcf_yale_reference", 6, range(8), (100, 1000))]
 
 
 def ac(V, k, y, label_seed):
