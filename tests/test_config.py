@@ -15,7 +15,7 @@ CLAIM = ("  KM: {{algorithm: kmeans}}\npublished:\n  source: s\n"
 
 @pytest.mark.parametrize("edit, expected", [
     (("weighting: tfidf", "weighting: idf"),
-     "line 4 (data.weighting): must be one of tfidf, sklearn, l2, none; got 'idf'"),
+     "line 4 (data.weighting): must be one of tfidf, tfidf_raw, sklearn, l2, none; got 'idf'"),
     (("  view: gnmf_tdt2\n", "  view: gnmf_tdt2\n  colour: red\n"),
      "line 4 (data.colour): unknown key 'colour'; allowed: view, weight_on, weighting"),
     (("runs: 1", "runs: 0"), "line 5 (protocol.runs): must be >= 1; got 0"),

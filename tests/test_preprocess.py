@@ -1,4 +1,5 @@
-"""tf-idf weighting against a brute-force dense computation of the reference formula."""
+"""tf-idf weighting against a brute-force dense computation of the reference formula and of
+RCF's Eq. 2."""
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ from docfact.datasets.preprocess import weight
 from docfact.errors import DataError
 
 
-def brute_force_tfidf(C):
+def brute_force_tfidf(C, tf=lambda c: 1 + np.log(c)):
     C = np.asarray(C, dtype=float)
     C = C[:, (C > 0).any(axis=0)]
     n, m = C.shape
@@ -17,18 +18,21 @@ def brute_force_tfidf(C):
         df = np.sum(C[:, j] > 0)
         for i in range(n):
             if C[i, j] > 0:
-                out[i, j] = (1 + np.log(C[i, j])) * np.log(n / df)
+                out[i, j] = tf(C[i, j]) * np.log(n / df)
     return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def test_tfidf_equals_brute_force():
+@pytest.mark.parametrize("scheme, tf", [("tfidf", lambda c: 1 + np.log(c)),
+                                        ("tfidf_raw", lambda c: c)])
+def test_tfidf_equals_brute_force(scheme, tf):
     rng = np.random.default_rng(0)
-    C = rng.poisson(0.7, size=(9, 14)) * (rng.random((9, 14)) < 0.6)
+    C = rng.poisson(1.5, size=(9, 14)) * (rng.random((9, 14)) < 0.6)
+    assert (C > 1).any()  # counts above 1 tell the two term frequencies apart
     C[:, 3] = 0  # a term absent from the subset is dropped
     C[:, 5] = 1  # a term in every document gets idf 0
     C[:, 0] = 2
-    got = weight(sp.csr_matrix(C), "tfidf").toarray()
-    np.testing.assert_allclose(got, brute_force_tfidf(C), atol=1e-12)
+    got = weight(sp.csr_matrix(C), scheme).toarray()
+    np.testing.assert_allclose(got, brute_force_tfidf(C, tf), atol=1e-12)
 
 
 def test_l2_and_none():

@@ -381,7 +381,7 @@ def test_config_errors_name_the_line_of_the_key(tmp_path):
     res = run_cli("validate", path)
     assert res.exit_code == 2
     assert res.output == (f"docfact: error: {path}, line 4 (data.weighting): must be one of "
-                          "tfidf, sklearn, l2, none; got 'idf'\n")
+                          "tfidf, tfidf_raw, sklearn, l2, none; got 'idf'\n")
 
 
 @pytest.mark.parametrize("by", ["ac", "objective"])

@@ -5,7 +5,8 @@ The reference code (tfidf.m + NormalizeFea.m) weights a count x_ij as
 with N the number of documents of the matrix being weighted, then scales every document to unit
 L2 norm. scikit-learn's TfidfTransformer uses idf = 1 + log((1 + N) / (1 + df)) instead, which
 never zeroes a term present in every document and changes the geometry of small subsets, so the
-reference scheme is written out here; "sklearn" is kept as a setting for comparison.
+reference scheme is written out here; "sklearn" is kept as a setting for comparison. RCF's Eq. 2
+weights the raw term frequency instead, x_ij * log(N / df_j) ("tfidf_raw").
 """
 
 import numpy as np
@@ -15,7 +16,7 @@ from sklearn.preprocessing import normalize
 
 from docfact.errors import DataError
 
-SCHEMES = ("tfidf", "sklearn", "l2", "none")
+SCHEMES = ("tfidf", "tfidf_raw", "sklearn", "l2", "none")
 
 
 def weight(X, scheme: str = "tfidf") -> sp.csr_matrix:
@@ -23,6 +24,7 @@ def weight(X, scheme: str = "tfidf") -> sp.csr_matrix:
 
     scheme:
       "tfidf"   reference: (1 + log tf) * log(N / df), rows to unit L2 norm;
+      "tfidf_raw" RCF's Eq. 2: tf * log(N / df), rows to unit L2 norm;
       "sklearn" TfidfTransformer(sublinear_tf=True) (smoothed idf), rows to unit L2 norm;
       "l2"      counts with rows to unit L2 norm;
       "none"    unchanged (raw counts, or pixels).
@@ -31,9 +33,10 @@ def weight(X, scheme: str = "tfidf") -> sp.csr_matrix:
     """
     X = sp.csr_matrix(X, dtype=np.float64)
     X = X[:, np.flatnonzero(X.getnnz(axis=0))]
-    if scheme == "tfidf":
+    if scheme in ("tfidf", "tfidf_raw"):
         X = X.copy()
-        X.data = 1.0 + np.log(X.data)
+        if scheme == "tfidf":
+            X.data = 1.0 + np.log(X.data)
         n = X.shape[0]
         idf = np.log(n / X.getnnz(axis=0))
         X = X @ sp.diags(idf)
