@@ -342,6 +342,25 @@ def test_a_table_that_shares_takes_the_rows_of_identical_methods(tmp_path):
     assert json.loads((shared / "manifest.json").read_text())["shares"] == "semi"
 
 
+def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
+    """--donors DIR: a table rerun --fresh under another labelled fraction takes, from a copy
+    of its former folder, the rows of the methods the fraction does not touch (CF), in no
+    time; the records are those of computing every method."""
+    import shutil
+
+    out, copy = tmp_path / "table", tmp_path / "before"
+    assert run_cli("run", semi_config(tmp_path, labelled=0.1), "--out", out, "--quiet",
+                   "--jobs", 1).exit_code == 0
+    shutil.copytree(out, copy)
+    cfg = semi_config(tmp_path, labelled=0.3, name="semi_t30")
+    assert run_cli("run", cfg, "--out", out, "--fresh", "--donors", copy, "--quiet",
+                   "--jobs", 1).exit_code == 0
+    assert run_cli("run", cfg, "--out", tmp_path / "alone", "--quiet", "--jobs", 1).exit_code == 0
+    assert (out / "runs.csv").read_bytes() == (tmp_path / "alone" / "runs.csv").read_bytes()
+    seconds = pd.read_csv(out / "timings.csv").set_index("method")["seconds"]
+    assert seconds["CF"] == 0 and (seconds[["CCF", "RCF"]] > 0).all()
+
+
 def test_a_config_whose_yaml_would_not_read_back_is_not_run(tmp_path):
     """The runner writes config.yaml from config.raw: a config built in code whose raw does
     not hold its methods (or holds protocol.labelled that none uses) would leave a folder

@@ -49,8 +49,12 @@ def quick_k(ks) -> list:
               help="Local processes, or a dask.distributed cluster (pip install 'docfact[dask]').")
 @click.option("--scheduler", help="Address of a dask scheduler (default: a local cluster of "
               "--jobs workers).")
+@click.option("--donors", multiple=True, type=click.Path(file_okay=False, exists=True),
+              help="A results folder whose rows this table can take: a method's row computed "
+                   "from the same documents with the same settings is copied, not recomputed "
+                   "(repeatable; e.g. a copy of the folder before --fresh).")
 @data_options
-def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler):
+def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler, donors):
     """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables
     and draw AC and NMI against k (k.png).
 
@@ -79,7 +83,8 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     folder = Path(out) if out else Path("quick" if quick else "results") / config.name
     started = time.time()
     run_protocol(Plan.of(config), folder, jobs=jobs, fresh=fresh, progress=not quiet,
-                 backend=backend, scheduler=scheduler, say=lambda line: click.echo(line, err=True))
+                 backend=backend, scheduler=scheduler, donors=donors,
+                 say=lambda line: click.echo(line, err=True))
     seconds = time.time() - started
     text = write_tables(folder, ks=config.k, runs=config.runs)
     if not quiet:
