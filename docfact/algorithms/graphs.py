@@ -1,4 +1,4 @@
-"""p-nearest-neighbour graphs (constructW.m): GNMF Eq. (6), LCCF Eq. (8).
+"""p-nearest-neighbour graphs (constructW.m): GNMF Eq. (6), LCCF Eq. (8), RCF Eq. (10).
 
 Neighbours are found by Euclidean distance on the rows (documents) of X, the point itself
 excluded; the graph is symmetrised with max(W, W^T), i.e. i ~ j when either is among the other's
@@ -9,20 +9,25 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
+from sklearn.metrics import pairwise_distances_chunked
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 from sklearn.utils.multiclass import type_of_target
 
 from docfact.algorithms._validation import integer, number, options
 
-WEIGHTS = ("binary", "cosine")
+WEIGHTS = ("binary", "cosine", "heat")
 
 
 def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
     """Symmetric p-NN affinity W, shape (n, n), from the n rows of X (n, m).
 
     weight="binary": W_ij = 1 on edges (GNMF Eq. 6);
-    weight="cosine": W_ij = x_i^T x_j / (||x_i|| ||x_j||) on edges (LCCF Eq. 8).
+    weight="cosine": W_ij = x_i^T x_j / (||x_i|| ||x_j||) on edges (LCCF Eq. 8);
+    weight="heat": W_ij = exp(-||x_i - x_j||^2 / (2 t^2)) on edges, t the mean distance between
+        the rows (RCF Eq. 10's Gaussian kernel, whose bandwidth the paper leaves unsaid, in the
+        form and with the default of constructW.m's HeatKernel mode; the code averages over
+        3000 rows drawn at random when n > 3000, here over every pair).
     """
     if weight not in WEIGHTS:
         raise ValueError(f"weight must be one of {WEIGHTS}, got {weight!r}")
@@ -30,15 +35,26 @@ def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
     if not 1 <= p < n:
         raise ValueError(f"p must be in [1, {n - 1}] for n_samples={n}, got {p}")
     nn = NearestNeighbors(n_neighbors=p, algorithm="brute", metric="euclidean").fit(X)
-    cols = nn.kneighbors(return_distance=False).ravel()  # the point itself is excluded
+    distances, cols = nn.kneighbors()  # the point itself is excluded
+    cols = cols.ravel()
     rows = np.repeat(np.arange(n), p)
     if weight == "binary":
         values = np.ones(n * p)
+    elif weight == "heat":
+        t = mean_distance(X)
+        values = np.exp(-distances.ravel() ** 2 / (2 * t**2))
     else:
         Xn = normalize(sp.csr_matrix(X))
         values = np.asarray(Xn[rows].multiply(Xn[cols]).sum(axis=1)).ravel()
     W = sp.csr_matrix((values, (rows, cols)), shape=(n, n))
     return sp.csr_matrix(W.maximum(W.T))
+
+
+def mean_distance(X) -> float:
+    """The mean Euclidean distance over all n^2 ordered pairs of rows of X (n, m), the diagonal's
+    zeros included (constructW.m's mean(mean(EuDist2(X)))), computed in blocks of rows."""
+    total = sum(float(block.sum()) for block in pairwise_distances_chunked(X))
+    return total / X.shape[0] ** 2
 
 
 def degrees(W) -> np.ndarray:

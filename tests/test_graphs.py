@@ -1,0 +1,36 @@
+"""The p-NN graphs against a brute-force computation from every pairwise distance."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from docfact.algorithms import knn_graph
+from docfact.algorithms.graphs import mean_distance
+
+
+def brute_force_graph(X, p, weight):
+    n = X.shape[0]
+    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    t = D.mean()  # constructW.m: mean(mean(D)), the diagonal's zeros included
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    W = np.zeros((n, n))
+    for i in range(n):
+        for j in np.argsort(np.where(np.arange(n) == i, np.inf, D[i]))[:p]:
+            W[i, j] = {"binary": 1.0, "cosine": unit[i] @ unit[j],
+                       "heat": np.exp(-D[i, j] ** 2 / (2 * t**2))}[weight]
+    return np.maximum(W, W.T)
+
+
+@pytest.mark.parametrize("weight", ["binary", "cosine", "heat"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_knn_graph_equals_brute_force(weight, sparse):
+    rng = np.random.default_rng(4)
+    X = rng.random((30, 6)) * (rng.random((30, 6)) < 0.7)
+    X[:, 0] += 0.1  # no empty row
+    W = knn_graph(sp.csr_matrix(X) if sparse else X, 4, weight)
+    np.testing.assert_allclose(W.toarray(), brute_force_graph(X, 4, weight), atol=1e-12)
+
+
+def test_mean_distance_counts_every_ordered_pair():
+    X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    assert mean_distance(X) == pytest.approx((2 * 5 + 2 * 5 + 2 * 10) / 9)
