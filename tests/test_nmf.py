@@ -133,7 +133,7 @@ def test_running_mean_rule_waits_for_min_iter(data):
     assert gated.n_iter_ > free.n_iter_ + 20
 
 
-@pytest.mark.parametrize("bad", [{"lam": -1.0}, {"p": 0}, {"weight": "heat"}, {"n_restarts": 0},
+@pytest.mark.parametrize("bad", [{"lam": -1.0}, {"p": 0}, {"weight": "gauss"}, {"n_restarts": 0},
                                  {"max_iter": 0}])
 def test_invalid_parameters_are_named(data, bad):
     X, _ = data

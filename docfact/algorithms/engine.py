@@ -123,14 +123,19 @@ def rescale(A: np.ndarray, B: np.ndarray, norms: np.ndarray) -> None:
     B *= norms
 
 
-def dot_all(A, Ys: list) -> list:
-    """[A @ Y for Y in Ys] from one product A [Y_1 ... Y_R]: A is read once instead of R times.
-    For sparse A the digits are those of one at a time (scipy sums each entry over the row's
-    entries in the same order for any number of columns); for dense A BLAS may sum in another
-    order."""
+def dot_all(A, Ys: list, B=None) -> list:
+    """[A @ Y for Y in Ys], or [A @ (B @ Y) for Y in Ys] given B, from one product
+    A [Y_1 ... Y_R] (A (B [Y_1 ... Y_R])): A and B are read once instead of R times, and the
+    middle product is not split and stacked again (a copy as large as B's rows x R k).
+    For sparse A and B the digits are those of one at a time (scipy sums each entry over the
+    row's entries in the same order for any number of columns); for dense ones BLAS may sum
+    in another order."""
+    Z = Ys[0] if len(Ys) == 1 else np.hstack(Ys)
+    if B is not None:
+        Z = np.asarray(B @ Z)
     if len(Ys) == 1:
-        return [np.asarray(A @ Ys[0])]
-    return np.hsplit(np.asarray(A @ np.hstack(Ys)), np.cumsum([Y.shape[1] for Y in Ys])[:-1])
+        return [np.asarray(A @ Z)]
+    return np.hsplit(np.asarray(A @ Z), np.cumsum([Y.shape[1] for Y in Ys])[:-1])
 
 
 def graph_term(V: np.ndarray, W, d: np.ndarray) -> float:

@@ -33,7 +33,7 @@ class LinearKernel:
         dense X (images) only with products "auto" (BLAS sums in another order)."""
         if not sp.issparse(self.X) and not fast_products():
             return [self.dot(Y) for Y in Ys]
-        return dot_all(self.X, dot_all(self.Xt, Ys))
+        return dot_all(self.X, Ys, self.Xt)
 
     def diag(self) -> np.ndarray:
         """diag(K) (n,): the squared norms of the samples."""
