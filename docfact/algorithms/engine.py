@@ -5,11 +5,13 @@ equations, evaluates its objective and normalises its factors. The engine owns e
 following the reference code (GNMF.m / LCCF.m):
 
 1. `n_restarts` random starts are drawn, one after the other, and each is run for `min_iter` + 1
-   iterations; the starts advance side by side, so that a rule with an `update_all` can take
+   iterations (the reference code's minIter = 30 runs 30; the committed tables were made with
+   31); the starts advance side by side, so that a rule with an `update_all` can take
    its products for all of them at once (a dense N x N kernel is then read once per iteration
    instead of once per start);
 2. the start with the lowest objective is continued;
-3. until `max_iter` iterations in all (the published tables used a fixed maximum), or, with
+3. until `max_iter` iterations in all, as GNMF_Multi.m v2.1 counts (LCCF_Multi.m v2.0 runs
+   maxIter more after the restarts: max_iter = min_iter + 1 + maxIter here), or, with
    `max_iter=None`, until the running mean of the objective stops decreasing:
    mean <- 0.1 mean + 0.9 obj, stop when (mean - obj) / mean < tol, a rule applied only past
    `min_iter` iterations, also for a single start (as the reference code gates it): early

@@ -140,7 +140,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
               f"Wall time of the runs so far: {total_time(found)} over the tables and "
               f"{total_time(sweeps)} over the figures' sweeps (sums of the "
               f"recorded times; `make reproduce` runs both).", ""]
-    lines += _claims_section(tables)
+    lines += _claims_section(tables, results)
     table, done, planned = _table_of_tables(tables, waiting, total_time(found + sweeps))
     lines += ["## Tables", "", "Each table's command, its wall time here, its runs and its rows "
               "against the published ones (`make reproduce` runs them all).", "", table, ""]
@@ -199,12 +199,14 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     return text
 
 
-def _claims_section(tables: list) -> list:
-    """The papers' headline claims on the primary tables (report.claims)."""
+def _claims_section(tables: list, results: Path) -> list:
+    """The papers' headline claims on the primary tables (report.claims); a claim that fails
+    links its paper's readings landscape and method audit (results/<paper>_readings/)."""
     body = [[paper_of(info["config"].name), info["config"].name,
              claim_words(c, [m.name for m in info["config"].methods]),
              f"{c['ac']:.3f}", f"{c['ac_rival']} {c['ac'] - c['ac_margin']:.3f}",
-             _f(c["ac_margin"], "+"), _f(c["nmi_margin"], "+"), "holds" if c["holds"] else "fails"]
+             _f(c["ac_margin"], "+"), _f(c["nmi_margin"], "+"),
+             "holds" if c["holds"] else _evidence(info["config"].name, results)]
             for _, _, info in tables if info["config"].kind == "table" for c in info["claims"]]
     if not body:
         return []
@@ -212,10 +214,20 @@ def _claims_section(tables: list) -> list:
     return ["## The papers' claims", "",
             f"Each paper's headline claim that its method leads, held against the primary "
             f"tables (AC averaged over k; NMI beside it): **{held} of {len(body)} hold**. The "
-            "paper's words are in each config (`published.claims`).", "",
+            "paper's words are in each config (`published.claims`); a claim that fails links "
+            "what was tried: every reading of the paper's unstated settings with its numbers, "
+            "and the audit of the method (derivation checks, toys).", "",
             tabulate(body, ["paper", "table", "claim", "AC", "strongest other (AC)", "AC margin",
                             "NMI margin", "claim"], tablefmt="github", disable_numparse=True),
             ""]
+
+
+def _evidence(table: str, results: Path) -> str:
+    """'fails', with links to the table's paper's readings landscape and audit, if any."""
+    folder = Path(results) / f"{table.split('_')[0]}_readings"
+    links = [f"[{word}]({folder.name}/{name})" for word, name in
+             (("readings", "readings.md"), ("audit", "README.md")) if (folder / name).exists()]
+    return "fails" + (f" ({', '.join(links)})" if links else "")
 
 
 def fidelity_panels(tables: list) -> dict:
@@ -259,10 +271,9 @@ def readings_pages(results: Path) -> list:
 
 
 def audit_pages(results: Path) -> list:
-    """The method audits' pages: each results folder's README.md (a readings landscape has its
-    readings.md instead), in name order."""
-    return sorted(p for p in Path(results).glob("*/README.md")
-                  if not (p.parent / "readings.md").exists())
+    """The method audits' pages: each results folder's README.md (beside a readings
+    landscape's readings.md, the audit of the paper's method), in name order."""
+    return sorted(Path(results).glob("*/README.md"))
 
 
 def total_time(folders) -> str:
