@@ -77,3 +77,31 @@ def test_a_claim_fails_when_one_rival_leads_on_average_though_not_at_every_k():
     assert against_b["ac_margin"] == pytest.approx(0.70 - 0.75)
     assert against_b["nmi_margin"] == pytest.approx(0.65 - 0.55)
     assert (against_c["ac_rival"], against_c["holds"]) == ("C", True)
+
+
+def test_a_failing_claim_links_what_its_paper_tried(tmp_path):
+    """'fails' links the paper's readings landscape and method audit, those that exist."""
+    from docfact.report.fidelity import _evidence
+
+    folder = tmp_path / "lcf_readings"
+    folder.mkdir()
+    assert _evidence("lcf_orl", tmp_path) == "fails"
+    (folder / "readings.md").write_text("landscape")
+    assert _evidence("lcf_orl", tmp_path) == "fails ([readings](lcf_readings/readings.md))"
+    (folder / "README.md").write_text("audit")
+    assert _evidence("lcf_yale", tmp_path) == (
+        "fails ([readings](lcf_readings/readings.md), [audit](lcf_readings/README.md))")
+    assert _evidence("pspt_tdt2", tmp_path) == "fails"
+
+
+def test_every_failing_claim_of_the_committed_report_links_what_its_paper_tried():
+    text = (ROOT / "results" / "REPRODUCTION.md").read_text()
+    rows = [line for line in text.split("## The papers' claims")[1].split("## ")[0].splitlines()
+            if line.startswith("| ") and "| fails" in line]
+    assert rows
+    for line in rows:
+        folder = f"{line.split('|')[2].strip().split('_')[0]}_readings"
+        assert (ROOT / "results" / folder / "README.md").exists(), line  # an audit per paper
+        for name in ("readings.md", "README.md"):
+            assert ((ROOT / "results" / folder / name).exists()) == (
+                f"]({folder}/{name})" in line), line
