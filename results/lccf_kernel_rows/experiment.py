@@ -5,7 +5,8 @@ On the primary table's own draws (`lccf_tdt2`, k = 3, 5, 7, 9, runs 0-2: the sam
 linear one (mean off-diagonal entry, and the share of each row's mass off the diagonal) and
 fits CF-poly as the table does (10 random starts x 30 iterations, the best continued, in the
 table's numerics) to 100 iterations (the table), 500 and 2000, from the same seed, recording
-the objective and AC of the table's read-out (k-means on the rows of V, 20 replicates); CF
+the objective at the end (track_objective; runs.csv holds the one at the restarts' selection)
+and AC of the table's read-out (k-means on the rows of V, 20 replicates); CF
 (linear) at 100 beside it. At 100 iterations each fit is the table's own run (`table_ac`, from
 its runs.csv, checks it). Writes kernel.csv beside this file, in about five CPU-minutes.
 Run from the repository root: .venv/bin/python results/lccf_kernel_rows/experiment.py
@@ -58,7 +59,7 @@ def rows():
                 fit_seed, label_seed = (int(s.generate_state(1)[0])
                                         for s in plan.seed(task, mname).spawn(2))
                 for cap in caps:
-                    est, V = m.fit(shared, k, fit_seed, max_iter=cap)
+                    est, V = m.fit(shared, k, fit_seed, max_iter=cap, track_objective=True)
                     row[f"{mname}_ac_{cap}"] = ac(V, k, task.y, label_seed)
                     row[f"{mname}_objective_{cap}"] = est.objective_[-1]
                 row[f"{mname}_table_ac"] = table.get((k, r, mname), np.nan)
