@@ -51,6 +51,8 @@ def variants(m, only=None):
 
 def sub_run(m, shared, k, seed, y, overrides):
     fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+    if overrides.get("max_iter") is not None:  # the objective at the end, not at the start
+        overrides = {**overrides, "track_objective": True}
     est, out = m.fit(shared, k, fit_seed, **overrides)
     if not m.factorizes:
         ac, nmi = metrics.accuracy(y, out), metrics.nmi(y, out)

@@ -65,10 +65,11 @@ def score(p, pub):
 
 
 def committed(draws):
-    """The committed tables' rows (today's reading, full protocol) on the same draws."""
+    """The reference tables' rows (the tables' reading when this audit was made, full
+    protocol; results/<view>_reference) on the same draws."""
     rows = []
     for view in draws.view.unique():
-        runs = pd.read_csv(f"results/{view}/runs.csv").assign(view=view)
+        runs = pd.read_csv(f"results/{view}_reference/runs.csv").assign(view=view)
         keep = draws[draws.view == view][["k", "run"]]
         rows.append(runs.merge(keep, on=["k", "run"])[["view", "k", "run", "method", "ac", "nmi"]])
     return pd.concat(rows)
@@ -95,7 +96,7 @@ def main(out_md, paths, readings=READINGS):
         rows.append({**dict(zip(names, reading, strict=True)), "draws": len(used),
                      **score(p, pub)})
     draws = pd.DataFrame(sorted(used), columns=["view", "k", "run"])
-    rows.append({"select": "committed table", "draws": len(draws),
+    rows.append({"select": "reference table", "draws": len(draws),
                  **score(committed(draws), pub)})
     table = pd.DataFrame(rows).sort_values("score").round(4)
     table.to_csv(Path(out_md).with_suffix(".csv"), index=False)
@@ -105,8 +106,9 @@ def main(out_md, paths, readings=READINGS):
         f"{listed}.\n\nscore: mean |ours - published| / SE over every row of Tables 2-3 at "
         "these draws' k (AC and NMI, all five methods); lead: LCF's AC minus the best other "
         "method's, averaged over these k; every reading scored on the same draws (those on "
-        "which all the readings recorded there are complete). `committed table`: the rows of "
-        "results/lcf_yale and lcf_orl (today's reading, full protocol) on the same draws.\n\n"
+        "which all the readings recorded there are complete). `reference table`: the rows of "
+        "results/lcf_yale_reference and lcf_orl_reference (the tables' reading when this audit "
+        "was made, full protocol) on the same draws.\n\n"
         + table.to_markdown(index=False) + "\n")
 
 
