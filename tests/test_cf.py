@@ -192,26 +192,29 @@ def test_spectral_refuses_k_beyond_the_rank():
     assert accuracy([0, 0, 1, 1, 1], labels) == 1.0
 
 
-def test_lccf_limit_satisfies_the_kkt_conditions_of_eq_10(data):
-    """Eqs. (17) and (18) iterated to a limit on the p-NN cosine graph (Eq. 8): the gradient of
-    Eq. (10), ||X - X W V^T||^2 + lambda tr(V^T L V), by forward differences (a brute-force
-    evaluation, not the updates' algebra), is >= 0 and vanishes where W and V are positive."""
+def assert_lccf_limit_is_kkt(X, S, lam: float):
+    """LCCF's updates (Eqs. 17, 18) iterated to a limit on the graph S (n, n): the gradient of
+    ||X - X W V^T||^2 + lam tr(V^T (D - S) V), by forward differences (a brute-force evaluation,
+    not the updates' algebra), is >= 0 and vanishes where W and V are positive."""
     from tests.test_lcf import assert_kkt, forward_gradient
 
-    X, _ = data
-    X = X[::2]  # 23 documents
     Xt = X.toarray().T
-    S = knn_graph(X, 3, "cosine").toarray()
-    lam = 2.0
     L = np.diag(S.sum(axis=1)) - S
 
-    def eq_10(W, V):
+    def objective(W, V):
         return np.sum((Xt - Xt @ W @ V.T) ** 2) + lam * np.trace(V.T @ L @ V)
 
     rule = LCCFRule(LinearKernel(X), 3, S, lam, loop_normalize=False)
     W, V = rule.init(np.random.default_rng(0))
     for _ in range(20000):
         rule.update((W, V))
-    assert eq_10(W, V) < 0.5 * np.sum(Xt**2)  # not the trivial KKT point W = V = 0
-    assert_kkt(W, forward_gradient(lambda A: eq_10(A, V), W))
-    assert_kkt(V, forward_gradient(lambda A: eq_10(W, A), V))
+    assert objective(W, V) < 0.5 * np.sum(Xt**2)  # not the trivial KKT point W = V = 0
+    assert_kkt(W, forward_gradient(lambda A: objective(A, V), W))
+    assert_kkt(V, forward_gradient(lambda A: objective(W, A), V))
+
+
+def test_lccf_limit_satisfies_the_kkt_conditions_of_eq_10(data):
+    """Eq. (10) on the p-NN cosine graph (Eq. 8) of 23 documents."""
+    X, _ = data
+    X = X[::2]
+    assert_lccf_limit_is_kkt(X, knn_graph(X, 3, "cosine").toarray(), lam=2.0)

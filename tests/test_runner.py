@@ -469,3 +469,19 @@ def test_images_reach_the_methods_dense_and_documents_sparse():
     assert isinstance(Artefacts(images).X, np.ndarray)
     np.testing.assert_array_equal(Artefacts(images).X, images.toarray())
     assert Artefacts(documents).X is documents
+
+
+def test_plan_draws_are_the_documents_of_the_committed_runs():
+    """Plan.draws (what the experiments under results/ refit on) gives each pair the classes
+    and documents that `docfact run` recorded for it."""
+    from docfact.experiment.plan import Plan
+    from docfact.experiment.plan import load as load_plan_config
+
+    root = Path(__file__).resolve().parents[1]
+    runs = pd.read_csv(root / "results" / "gnmf_reuters" / "runs.csv", dtype={"classes": str})
+    recorded = runs.drop_duplicates(["k", "run"]).set_index(["k", "run"])
+    plan = Plan.of(load_plan_config(root / "configs" / "gnmf_reuters.yaml"), [(2, 0), (7, 3)])
+    for task, shared in plan.draws():
+        row = recorded.loc[(task.k, task.run)]
+        assert " ".join(map(str, task.classes)) == row["classes"]
+        assert task.X.shape[0] == shared.X.shape[0] == row["n_docs"]

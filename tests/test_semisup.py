@@ -273,27 +273,12 @@ def test_rcf_constraints_change_the_partition():
 
 
 def test_rcf_limit_satisfies_the_kkt_conditions_of_eq_13(data):
-    """Eq. (20) and CF's W update iterated to a limit on W~ (Eq. 11): the gradient of Eq. (13),
-    ||X - X W V^T||^2 + lambda tr(V^T (D~ - W~) V), by forward differences (a brute-force
-    evaluation, not the updates' algebra), is >= 0 and vanishes where W and V are positive."""
-    from docfact.algorithms.cf import LCCFRule
-    from tests.test_lcf import assert_kkt, forward_gradient
+    """Eq. (13), ||X - X W V^T||^2 + lambda tr(V^T (D~ - W~) V): LCCF's updates on W~ (Eq. 11),
+    built from the 3-NN graph and the constraints of 3 labelled documents among 20."""
+    from tests.test_cf import assert_lccf_limit_is_kkt
 
     X, _, yp = data
-    X, yp = X[::3], yp[::3]  # 20 documents, 3 of them labelled
-    Xt = X.toarray().T
+    X, yp = X[::3], yp[::3]
     G = knn_graph(X, 3, "cosine")
-    Wt = constrained_weights(G, propagate_constraints(G, yp, 0.5))
-    lam = 2.0
-    Lt = np.diag(Wt.sum(axis=1)) - Wt
-
-    def eq_13(W, V):
-        return np.sum((Xt - Xt @ W @ V.T) ** 2) + lam * np.trace(V.T @ Lt @ V)
-
-    rule = LCCFRule(LinearKernel(X), 3, Wt, lam, loop_normalize=False)
-    W, V = rule.init(np.random.default_rng(0))
-    for _ in range(20000):
-        rule.update((W, V))
-    assert eq_13(W, V) < 0.5 * np.sum(Xt**2)  # not the trivial KKT point W = V = 0
-    assert_kkt(W, forward_gradient(lambda A: eq_13(A, V), W))
-    assert_kkt(V, forward_gradient(lambda A: eq_13(W, A), V))
+    assert_lccf_limit_is_kkt(X, constrained_weights(G, propagate_constraints(G, yp, 0.5)),
+                             lam=2.0)

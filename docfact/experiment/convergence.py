@@ -17,11 +17,9 @@ def convergence(config: Config, k: int, run: int, iterations: int, names=None) -
     if unknown or not methods:
         raise ConfigError(f"--methods: choose among the factorizations of {config.name}: "
                           + ", ".join(m.name for m in plan.config.methods if m.factorizes))
-    corpus = plan.corpus()
-    task = plan.task(plan.base_matrix(corpus), corpus.y, k, run)
     rows = []
     with threadpool_limits(1):
-        shared = plan.artefacts(task, plan.prepare(task.X))
+        [(task, shared)] = plan.draws()
         for m in methods:
             seed = int(plan.seed(task, m.name).generate_state(1)[0])
             est, _ = m.fit(shared, k, seed, track_objective=True, n_restarts=1, min_iter=0,

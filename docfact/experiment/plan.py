@@ -170,6 +170,15 @@ class Plan:
                                                          task.run))
         return Artefacts(X, sample_labelled(task.y, c.labelled, c.seed, task.k, task.run))
 
+    def draws(self):
+        """(task, artefacts) of each pair in turn, the corpus loaded and weighted once: the
+        documents and shared inputs `docfact run` gives the methods of each run."""
+        corpus = self.corpus()
+        X = self.base_matrix(corpus)
+        for k, r in self.pairs:
+            task = self.task(X, corpus.y, k, r)
+            yield task, self.artefacts(task, self.prepare(task.X))
+
     def seed(self, task: Task, name: str) -> np.random.SeedSequence:
         """The seed of method `name` on the task."""
         return method_seed(self.config.seed, task.k, task.run, name)

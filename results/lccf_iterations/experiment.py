@@ -30,12 +30,9 @@ METHODS, CAPS = ("CF", "LCCF", "CF-NCW", "LCCF-NCW"), (100, 131, 300)
 def rows():
     plan = Plan.of(load(f"configs/{TABLE}.yaml"), [(k, r) for k in KS for r in RUNS])
     methods = {m.name: m for m in plan.config.methods}
-    corpus = plan.corpus()
-    X0 = plan.base_matrix(corpus)
     table = pd.read_csv(f"results/{TABLE}/runs.csv").set_index(["k", "run", "method"]).ac
-    for k, r in plan.pairs:
-        task = plan.task(X0, corpus.y, k, r)
-        shared = plan.artefacts(task, plan.prepare(task.X))
+    for task, shared in plan.draws():
+        k, r = task.k, task.run
         for name in METHODS:
             m = methods[name]
             row = {"table": TABLE, "k": k, "run": r, "n": task.X.shape[0], "method": name,

@@ -43,12 +43,9 @@ def rows():
     for name in TABLES:
         plan = Plan.of(load(f"configs/{name}.yaml"), [(k, r) for k in KS for r in RUNS])
         methods = {m.name: m for m in plan.config.methods}
-        corpus = plan.corpus()
-        X0 = plan.base_matrix(corpus)
         table = pd.read_csv(f"results/{name}/runs.csv").set_index(["k", "run", "method"]).ac
-        for k, r in plan.pairs:
-            task = plan.task(X0, corpus.y, k, r)
-            shared = plan.artefacts(task, plan.prepare(task.X))
+        for task, shared in plan.draws():
+            k, r = task.k, task.run
             lin = shared.X @ shared.X.T
             lin = lin.toarray() if hasattr(lin, "toarray") else np.asarray(lin)
             row = {"table": name, "k": k, "run": r, "n": len(lin)}
