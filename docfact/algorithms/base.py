@@ -30,7 +30,9 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_iter_ : int, iterations run by the chosen start.
-    objective_ : list of float, objective of the chosen start (see `engine.minimize`).
+    objective_ : list of float, objective of the chosen start (see `engine.minimize`); without
+        track_objective and with a fixed max_iter it holds one value, taken at the selection
+        (a single start: before its first iteration), not at the end.
     """
 
     _parameter_constraints = {
