@@ -1,15 +1,14 @@
 """CF on face images: the plateau that the running-mean stopping rule takes for convergence.
 
-On the LCF tables' own draws (`lcf_orl_reference` k = 10, runs 0-4, and `lcf_yale_reference` k = 6, runs 0-7; the
-same images as `docfact run`), describes the data (mean cosine between two images of the draw;
-the two largest eigenvalues of K = X X^T) and follows CF (the tables' CF row, no in-loop
-normalisation) from the start of the run's first sub-run: the iterations at which the
-running-mean rule (tol 1e-5) stops it, the median relative decrease of the objective per
-iteration over the ten iterations before that stop, and AC (k-means on V, 20 replicates, the
-tables' read-out) when stopped there and after a fixed 100, 1000 (and, on ORL, 3000)
-iterations from the same start. Writes plateau.csv beside this file, in about six CPU-minutes.
-Run from the repository root: .venv/bin/python results/lcf_plateau/experiment.py
-"""
+On the LCF tables' own draws (`lcf_orl_reference` k = 10, runs 0-4, and `lcf_yale_reference` k =
+6, runs 0-7; the same images as `docfact run`), describes the data (mean cosine between two
+images of the draw; the two largest eigenvalues of K = X X^T) and follows CF (the tables' CF
+row, no in-loop normalisation) from the start of the run's first sub-run: the iterations at
+which the running-mean rule (tol 1e-5) stops it, the median relative decrease of the objective
+per iteration over the ten iterations before that stop, and AC (k-means on V, 20 replicates, the
+tables' read-out) when stopped there and after a fixed 100, 1000 (and, on ORL, 3000) iterations
+from the same start. Writes plateau.csv beside this file, in about six CPU-minutes. Run from the
+repository root: .venv/bin/python results/lcf_plateau/experiment.py """
 
 from pathlib import Path
 

@@ -5,7 +5,8 @@ lambda Tr(V^T L V) scales with the edge weights, so their mean is the factor bet
 
 Per (table, k, run): documents, edges (nonzero off-diagonal entries of the symmetric W), the
 mean cosine weight on those edges. Writes weights.csv beside this file in under a CPU-minute.
-Run from the repository root: .venv/bin/python results/lccf_tdt2_reference/graph_weights/experiment.py
+Run from the repository root:
+    .venv/bin/python results/lccf_tdt2_reference/graph_weights/experiment.py
 """
 
 from pathlib import Path
