@@ -7,8 +7,9 @@ row, no in-loop normalisation) from the start of the run's first sub-run: the it
 which the running-mean rule (tol 1e-5) stops it, the median relative decrease of the objective
 per iteration over the ten iterations before that stop, and AC (k-means on V, 20 replicates, the
 tables' read-out) when stopped there and after a fixed 100, 1000 (and, on ORL, 3000) iterations
-from the same start. Writes plateau.csv beside this file, in about six CPU-minutes. Run from the
-repository root: .venv/bin/python results/lcf_plateau/experiment.py """
+from the same start. Writes plateau.csv beside this file, in about six CPU-minutes.
+Run from the repository root: .venv/bin/python results/lcf_plateau/experiment.py
+"""
 
 from pathlib import Path
 
