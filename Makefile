@@ -23,7 +23,7 @@ test:
 	$(BIN)/python -m pytest -q
 
 lint:
-	$(BIN)/ruff check docfact tests
+	$(BIN)/ruff check docfact tests bench results
 
 reproduce:
 	@for c in configs/*.yaml; do echo "== $$c"; $(BIN)/docfact run $$c --jobs $(JOBS) --quiet || exit $$?; done
