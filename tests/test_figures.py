@@ -116,7 +116,7 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
     for param, message in [("gnmf.lambda=-1", "'lambda' parameter of GNMF must be"),
                            ("nope.p=3", "no method"),
                            ("gnmf.p=a", "'p' parameter of GNMF must be an int in the range"),
-                           ("gnmf.weight=heat", "'weight' parameter of GNMF must be a str among"),
+                           ("gnmf.weight=gauss", "'weight' parameter of GNMF must be a str among"),
                            ("lambda", "METHOD.PARAM")]:
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])
