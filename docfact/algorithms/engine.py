@@ -132,12 +132,11 @@ def dot_all(A, Ys: list, B=None) -> list:
     For sparse A and B the digits are those of one at a time (scipy sums each entry over the
     row's entries in the same order for any number of columns); for dense ones BLAS may sum
     in another order."""
-    Z = Ys[0] if len(Ys) == 1 else np.hstack(Ys)
+    Z = np.hstack(Ys) if len(Ys) > 1 else Ys[0]
     if B is not None:
         Z = np.asarray(B @ Z)
-    if len(Ys) == 1:
-        return [np.asarray(A @ Z)]
-    return np.hsplit(np.asarray(A @ Z), np.cumsum([Y.shape[1] for Y in Ys])[:-1])
+    Z = np.asarray(A @ Z)
+    return np.hsplit(Z, np.cumsum([Y.shape[1] for Y in Ys])[:-1]) if len(Ys) > 1 else [Z]
 
 
 def graph_term(V: np.ndarray, W, d: np.ndarray) -> float:

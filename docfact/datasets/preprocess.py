@@ -34,8 +34,8 @@ def weight(X, scheme: str = "tfidf") -> sp.csr_matrix:
     X = sp.csr_matrix(X, dtype=np.float64)
     X = X[:, np.flatnonzero(X.getnnz(axis=0))]
     if scheme in ("tfidf", "tfidf_raw"):
-        X = X.copy()
         if scheme == "tfidf":
+            X = X.copy()
             X.data = 1.0 + np.log(X.data)
         n = X.shape[0]
         idf = np.log(n / X.getnnz(axis=0))

@@ -75,8 +75,14 @@ def rows_of(folder: Path) -> tuple:
 PAPERS = {"pspt": "NMF-PSPt"}  # names the upper-cased config prefix would spell otherwise
 
 
+def prefix_of(name: str) -> str:
+    """A table's paper prefix: 'lccf' of 'lccf_tdt2_reference' (its readings are in
+    results/lccf_readings)."""
+    return name.split("_")[0]
+
+
 def paper_of(name: str) -> str:
-    prefix = name.split("_")[0]
+    prefix = prefix_of(name)
     return PAPERS.get(prefix, prefix.upper())
 
 
@@ -224,7 +230,7 @@ def _claims_section(tables: list, results: Path) -> list:
 
 def _evidence(table: str, results: Path) -> str:
     """'fails', with links to the table's paper's readings landscape and audit, if any."""
-    folder = Path(results) / f"{table.split('_')[0]}_readings"
+    folder = Path(results) / f"{prefix_of(table)}_readings"
     links = [f"[{word}]({folder.name}/{name})" for word, name in
              (("readings", "readings.md"), ("audit", "README.md")) if (folder / name).exists()]
     return "fails" + (f" ({', '.join(links)})" if links else "")
