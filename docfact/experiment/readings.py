@@ -225,10 +225,15 @@ def phase_ks(config: Config, phase: str) -> tuple:
     return ks
 
 
-def phase_config(config: Config, phase: str, runs: int = RUNS) -> Config:
-    """The sub-protocol of a phase: `runs` runs at its k (the config's runs for "full")."""
-    runs = config.runs if phase == "full" else min(runs, config.runs)
-    return config.with_overrides(k=phase_ks(config, phase), runs=runs)
+def phase_config(config: Config, phase: str, runs: int = RUNS,
+                 table: Config | None = None) -> Config:
+    """The sub-protocol of a phase: `runs` runs at its k; for "full", the k and runs of `table`
+    (the primary config: the paper's protocol, where the base may be a sensitivity table of
+    fewer runs), else of `config`."""
+    if phase == "full":
+        table = table or config
+        return config.with_overrides(k=table.k, runs=table.runs)
+    return config.with_overrides(k=phase_ks(config, phase), runs=min(runs, config.runs))
 
 
 def donor_folders(results: Path) -> list:
@@ -246,7 +251,8 @@ def run_reading(readings: Readings, reading: str, phase: str, configs: Path, res
         base = plan.load(Path(configs) / f"{readings.bases[name]}.yaml")
         config = reading_config(base, readings, reading, name)
         out = readings.folder(results) / reading / name
-        run(plan.Plan.of(phase_config(config, phase, readings.runs)), out, jobs=jobs,
+        table = plan.load(Path(configs) / f"{name}.yaml") if phase == "full" else None
+        run(plan.Plan.of(phase_config(config, phase, readings.runs, table)), out, jobs=jobs,
             progress=progress, donors=donor_folders(results))
         folders[name] = out
     return folders
