@@ -232,13 +232,19 @@ def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
     """Weighted kernel k-means (Dhillon, Guan, Kulis 2004) from the points `start`: each point
     to its nearest d-weighted centre, then the centres recomputed. An emptied cluster is
     re-seeded with the point farthest from its centre. Returns (labels, sum_i d_i dist(i, c_i));
-    appends that objective after each assignment to `history` if given."""
+    appends that objective after each assignment to `history` if given.
+
+    Everything an iteration computes follows from the distances of the one before, so once the
+    distances repeat bit for bit (a cluster emptied and re-seeded in turn: a 2-cycle in most
+    collapsing runs) the iterations left are a replay; they are read from the cycle instead of
+    computed, with the same result as computing them."""
     n, k = A.n, len(start)
     E = np.zeros((n, k))
     E[start, np.arange(k)] = 1.0
     dist = A.distances(E)
     labels = dist.argmin(axis=1)
-    for _ in range(max_iter):
+    seen, states, objectives = {}, [], []  # an iteration's distances (bytes) -> its index
+    for it in range(max_iter):
         E = np.zeros((n, k))
         E[np.arange(n), labels] = 1.0
         empty = np.flatnonzero(E.sum(axis=0) == 0)
@@ -248,12 +254,23 @@ def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
             E[far, empty] = 1.0
             labels = E.argmax(axis=1)
         dist = A.distances(E)
-        if history is not None:
-            history.append(float(A.d @ dist[np.arange(n), labels]))
+        objectives.append(float(A.d @ dist[np.arange(n), labels]))
         new = dist.argmin(axis=1)
         if np.array_equal(new, labels):
             break
         labels = new
+        states.append(dist.tobytes())
+        first = seen.setdefault(states[-1], it)
+        if first < it:  # iteration t > it replays iteration first + 1 + (t - first - 1) mod P
+            period = it - first
+            replay = [first + 1 + (t - first - 1) % period for t in range(it + 1, max_iter)]
+            objectives += [objectives[s] for s in replay]
+            if replay:
+                dist = np.frombuffer(states[replay[-1]], dtype=dist.dtype).reshape(n, k)
+                labels = dist.argmin(axis=1)
+            break
+    if history is not None:
+        history += objectives
     return labels, float(A.d @ dist[np.arange(n), labels])
 
 
