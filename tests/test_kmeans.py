@@ -1,5 +1,7 @@
 """k-means with litekmeans-style starts, and LSI + k-means."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -110,6 +112,16 @@ def test_ncut_objective_never_increases(form):
         start = np.random.default_rng(seed).choice(X.shape[0], 3, replace=False)
         _lloyd_weighted(op, start, 100, history)
         assert len(history) > 1 and np.all(np.diff(history) <= 1e-12 * np.abs(history[:-1]))
+
+
+def test_fewer_distinct_points_than_clusters_is_silent():
+    """Duplicate rows (a factor V with repeated rows) leave k-means fewer distinct points than
+    clusters: the labels show it, and no library warning reaches a table's output."""
+    X = np.repeat(np.eye(3, 4), 5, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        labels = KMeans(4, random_state=0).fit(X).labels_
+    assert len(np.unique(labels)) == 3
 
 
 def _lloyd_weighted_computed(A, start, max_iter, history):

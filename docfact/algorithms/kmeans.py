@@ -20,10 +20,13 @@ A(i, c) = sum_{j in c} A_ij, A(c, c) = sum_{j, l in c} A_jl, s_c = sum_{j in c} 
 form="ncut_hollow" is that with A_ii = 0 (no self-loops, before d is formed).
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans as _SKKMeans
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
@@ -167,7 +170,11 @@ def _lloyd_input_space(X, start, max_iter):
     """scikit-learn's Lloyd iterations from the points `start`: (labels, sum of distances)."""
     centers = X[start]
     centers = centers.toarray() if sp.issparse(centers) else centers
-    km = _SKKMeans(len(start), init=centers, n_init=1, max_iter=max_iter, tol=0.0).fit(X)
+    # Fewer distinct points than k (duplicate rows of V) leave a cluster empty, as litekmeans
+    # may: the labels show it; scikit-learn's warning would only clutter a table's output.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        km = _SKKMeans(len(start), init=centers, n_init=1, max_iter=max_iter, tol=0.0).fit(X)
     d = km.transform(X)[np.arange(X.shape[0]), km.labels_]
     return km.labels_, float(d.sum())
 
