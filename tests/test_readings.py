@@ -156,6 +156,12 @@ def test_phases_split_the_k_into_odd_and_held_out_even():
     sub = rd.phase_config(config, "select")
     assert (sub.k, sub.runs) == ((3, 5, 7, 9), rd.RUNS)
     assert rd.phase_config(config, "full").k == config.k
+    # the full phase runs the paper's protocol, the primary table's, though the readings start
+    # from a sensitivity table of fewer runs
+    base = load_config(ROOT / "configs" / "lccf_tdt2_reference.yaml")
+    table = load_config(ROOT / "configs" / "lccf_tdt2.yaml")
+    full = rd.phase_config(base, "full", table=table)
+    assert base.runs < table.runs and (full.k, full.runs) == (table.k, table.runs)
 
 
 def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, monkeypatch):
@@ -215,7 +221,7 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
         rd.load_readings(path)
 
 
-CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10", "pspt": "corpus-relative-zero",
+CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130", "pspt": "corpus-relative-zero",
           "lcf": "objective-argmax"}
 CORPORA = {"lcf": ("yale", "orl")}
 

@@ -5,10 +5,10 @@ iterations in all, as GNMF_Multi.m v2.1 counts. LCCF_Multi.m (v2.0, April 2010, 
 the LCCF paper's time) continues it for maxIter = 100 iterations after the 30 of the restarts:
 max_iter = 131 in docfact's count. On 16 of the primary table's own draws (`lccf_tdt2`,
 k = 3..10, runs 0-1; the same documents, seeds and read-out as `docfact run`), fits CF, LCCF,
-CF-NCW and LCCF-NCW with max_iter 100 (the table), 131 and 300, recording AC, NMI and the
+CF-NCW and LCCF-NCW with max_iter 100, 131 and 300, recording AC, NMI and the
 objective at the end (track_objective: the factors are the same; runs.csv records the
-objective at the restarts' selection). At 100 each fit is the table's own run (`table_ac`,
-from its runs.csv, checks it).
+objective at the restarts' selection). `table_ac` is the table's AC from its runs.csv: when
+this was measured the table ran 100 iterations and equalled the 100 column; it now runs 131.
 Writes iterations.csv beside this file, in about twenty CPU-minutes.
 Run from the repository root: .venv/bin/python results/lccf_iterations/experiment.py
 """
