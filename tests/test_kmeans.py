@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from docfact.algorithms import KMeans, LSIKMeans
 from docfact.algorithms.kernels import kernel_operator
-from docfact.algorithms.kmeans import NCutAffinity, _lloyd_weighted
+from docfact.algorithms.kmeans import NCutAffinity, _lloyd_weighted, _weighted_step
 from docfact.metrics import accuracy
 from tests.synthetic import three_topics
 
@@ -126,27 +126,15 @@ def test_fewer_distinct_points_than_clusters_is_silent():
 
 def _lloyd_weighted_computed(A, start, max_iter, history):
     """The weighted kernel k-means loop with every iteration computed (no replay of cycles)."""
-    n, k = A.n, len(start)
-    E = np.zeros((n, k))
-    E[start, np.arange(k)] = 1.0
-    dist = A.distances(E)
+    dist = A.distances(np.eye(A.n)[:, start])
     labels = dist.argmin(axis=1)
     for _ in range(max_iter):
-        E = np.zeros((n, k))
-        E[np.arange(n), labels] = 1.0
-        empty = np.flatnonzero(E.sum(axis=0) == 0)
-        if len(empty):
-            far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
-            E[far] = 0.0
-            E[far, empty] = 1.0
-            labels = E.argmax(axis=1)
-        dist = A.distances(E)
-        history.append(float(A.d @ dist[np.arange(n), labels]))
-        new = dist.argmin(axis=1)
-        if np.array_equal(new, labels):
+        labels, dist = _weighted_step(A, labels, dist)
+        history.append(float(A.d @ dist[np.arange(A.n), labels]))
+        if np.array_equal(dist.argmin(axis=1), labels):
             break
-        labels = new
-    return labels, float(A.d @ dist[np.arange(n), labels])
+        labels = dist.argmin(axis=1)
+    return labels, float(A.d @ dist[np.arange(A.n), labels])
 
 
 @pytest.mark.parametrize("max_iter", [100, 57, 8])

@@ -252,15 +252,7 @@ def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
     labels = dist.argmin(axis=1)
     seen, states, objectives = {}, [], []  # an iteration's distances (bytes) -> its index
     for it in range(max_iter):
-        E = np.zeros((n, k))
-        E[np.arange(n), labels] = 1.0
-        empty = np.flatnonzero(E.sum(axis=0) == 0)
-        if len(empty):
-            far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
-            E[far] = 0.0
-            E[far, empty] = 1.0
-            labels = E.argmax(axis=1)
-        dist = A.distances(E)
+        labels, dist = _weighted_step(A, labels, dist)
         objectives.append(float(A.d @ dist[np.arange(n), labels]))
         new = dist.argmin(axis=1)
         if np.array_equal(new, labels):
@@ -279,6 +271,22 @@ def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
     if history is not None:
         history += objectives
     return labels, float(A.d @ dist[np.arange(n), labels])
+
+
+def _weighted_step(A: NCutAffinity, labels, dist) -> tuple:
+    """One iteration of weighted kernel k-means: the clusters `labels` (n,) name, an emptied one
+    re-seeded with the point farthest from its centre by the previous distances `dist` (n, k).
+    Returns (the labels after re-seeding, the distances (n, k) to the new d-weighted centres)."""
+    n, k = dist.shape
+    E = np.zeros((n, k))
+    E[np.arange(n), labels] = 1.0
+    empty = np.flatnonzero(E.sum(axis=0) == 0)
+    if len(empty):
+        far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
+        E[far] = 0.0
+        E[far, empty] = 1.0
+        labels = E.argmax(axis=1)
+    return labels, A.distances(E)
 
 
 def _lloyd_cosine(X, start, max_iter):
