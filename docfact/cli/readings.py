@@ -29,7 +29,8 @@ def _names(value, known, what):
                                "over fewer is marked partial.")
 @click.option("--score-only", is_flag=True, help="Compute nothing: score the runs recorded.")
 @click.option("--full", is_flag=True, help="Then run the chosen reading's full protocol "
-                                           "(the config's k and runs), resumable.")
+                                           "(k and runs of the table's own config, "
+                                           "CONFIGS/<table>.yaml), resumable.")
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--configs", default="configs", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the configs (readings in "
