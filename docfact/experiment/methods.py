@@ -47,6 +47,12 @@ class Artefacts:
         return self._get(("kernel", name, degree), lambda: alg.polynomial_kernel(self.X, degree))
 
 
+def split_seed(seed: np.random.SeedSequence) -> tuple:
+    """(fit seed, label seed): the integers a method's seed on a run gives its fit and its
+    label reader (Method.cluster)."""
+    return tuple(int(s.generate_state(1)[0]) for s in seed.spawn(2))
+
+
 @dataclass(frozen=True)
 class Method:
     """A row of a paper's table: display name, algorithm, its parameters (by the estimator's
@@ -153,17 +159,20 @@ class Method:
 
     def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
         """Cluster the run's documents into k groups: labels and what the fit reports."""
-        fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+        fit_seed, label_seed = split_seed(seed)
         est, out = self.fit(artefacts, k, fit_seed)
         if not self.factorizes:  # k-means' objective picks among sub-runs, never recorded
             return {"labels": out, "inertia": getattr(est, "inertia_", None)}
-        V = out
+        return {"labels": self.read_out(out, k, label_seed), "n_iter": est.n_iter_,
+                "objective": est.objective_[-1]}
+
+    def read_out(self, V: np.ndarray, k: int, label_seed: int) -> np.ndarray:
+        """The clusters (n,) of a factorization's V (n, k) by the method's label reader: argmax
+        of each row, or k-means on the rows (on unit rows with normalize_rows)."""
         if self.labels["rule"] == "argmax":
-            labels = V.argmax(axis=1)
-        else:
-            if self.labels.get("normalize_rows"):
-                V = V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), EPS)
-            labels = alg.KMeans(k, n_replicates=self.labels.get("replicates", 20),
-                                metric=self.labels.get("metric", "euclidean"),
-                                random_state=label_seed).fit(V).labels_
-        return {"labels": labels, "n_iter": est.n_iter_, "objective": est.objective_[-1]}
+            return V.argmax(axis=1)
+        if self.labels.get("normalize_rows"):
+            V = V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), EPS)
+        return alg.KMeans(k, n_replicates=self.labels.get("replicates", 20),
+                          metric=self.labels.get("metric", "euclidean"),
+                          random_state=label_seed).fit(V).labels_

@@ -19,6 +19,7 @@ import pandas as pd
 
 from docfact import algorithms as alg
 from docfact import metrics
+from docfact.experiment.methods import split_seed
 from docfact.experiment.plan import Plan, load
 
 HERE = Path(__file__).parent
@@ -53,8 +54,7 @@ def rows():
                 row[f"{tag}_mean_offdiag"], row[f"{tag}_offdiag_share"] = off_diagonal(K)
             for mname, caps in (("CF", (100,)), ("CF-poly", ITERATIONS)):
                 m = methods[mname]
-                fit_seed, label_seed = (int(s.generate_state(1)[0])
-                                        for s in plan.seed(task, mname).spawn(2))
+                fit_seed, label_seed = split_seed(plan.seed(task, mname))
                 for cap in caps:
                     est, V = m.fit(shared, k, fit_seed, max_iter=cap, track_objective=True)
                     row[f"{mname}_ac_{cap}"] = ac(V, k, task.y, label_seed)

@@ -19,6 +19,7 @@ import pandas as pd
 from docfact import algorithms as alg
 from docfact import metrics
 from docfact.config import load_config
+from docfact.experiment.methods import split_seed
 from docfact.experiment.plan import Plan
 
 HERE = Path(__file__).parent
@@ -46,7 +47,7 @@ def rows():
             n = len(K)
             eig = np.linalg.eigvalsh(K)[::-1]
             sub_run = plan.seed(task, cf.name).spawn(plan.config.best_of)[0]
-            fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in sub_run.spawn(2))
+            fit_seed, label_seed = split_seed(sub_run)
 
             est, V = cf.fit(shared, k, fit_seed, max_iter=None)
             obj = np.asarray(est.objective_)

@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 from docfact import algorithms as alg
 from docfact import metrics
 from docfact.config import load_config
+from docfact.experiment.methods import split_seed
 from docfact.experiment.plan import Plan
 from docfact.experiment.sampling import method_seed
 
@@ -50,7 +51,7 @@ def variants(m, only=None):
 
 
 def sub_run(m, shared, k, seed, y, overrides):
-    fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+    fit_seed, label_seed = split_seed(seed)
     if overrides.get("max_iter") is not None:  # the objective at the end, not at the start
         overrides = {**overrides, "track_objective": True}
     est, out = m.fit(shared, k, fit_seed, **overrides)

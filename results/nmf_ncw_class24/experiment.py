@@ -18,7 +18,7 @@ import pandas as pd
 from docfact import metrics
 from docfact.algorithms import KMeans
 from docfact.config import load_config
-from docfact.experiment.methods import Artefacts
+from docfact.experiment.methods import Artefacts, split_seed
 from docfact.experiment.plan import Plan
 
 HERE = Path(__file__).parent
@@ -48,7 +48,7 @@ for r in with_24 + controls:
     shared = plan.artefacts(task, X)
     seed = plan.seed(task, method.name)
     out = method.cluster(shared, 2, seed)  # the committed read-out: k-means on raw rows of V
-    fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+    fit_seed, label_seed = split_seed(seed)
     _, V = method.fit(shared, 2, fit_seed)
     unit = V / np.linalg.norm(V, axis=1, keepdims=True)
     d = np.asarray(X @ (X.T @ np.ones(X.shape[0]))).ravel()

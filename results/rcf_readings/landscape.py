@@ -30,6 +30,7 @@ from docfact import algorithms as alg
 from docfact import metrics
 from docfact.algorithms.graphs import degrees, pair_constraints
 from docfact.config import load_config
+from docfact.experiment.methods import split_seed
 from docfact.experiment.plan import Plan
 from docfact.experiment.sampling import method_seed
 
@@ -126,12 +127,11 @@ def main(config_path, ks, runs, out_path, only=None):
                 base = {"config": config.name, "k": k, "run": r}
                 if (config.name, str(k), str(r), "LCCF", "-", "-", "-") not in done:
                     seed = method_seed(config.seed, k, r, "LCCF")
-                    fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in seed.spawn(2))
+                    fit_seed, label_seed = split_seed(seed)
                     _, V = lccf.fit(shared, k, fit_seed)
                     w.writerow({**base, "method": "LCCF", "sampling": "-", "propagate": "-",
                                 "enter": "-", **read_out(V, k, y, label_seed)})
-                fit_seed, label_seed = (int(s.generate_state(1)[0]) for s in
-                                        method_seed(config.seed, k, r, "RCF").spawn(2))
+                fit_seed, label_seed = split_seed(method_seed(config.seed, k, r, "RCF"))
                 for sampling, how, enter in READINGS:
                     if only is not None and f"{how}:{enter}" not in only:
                         continue
