@@ -344,8 +344,8 @@ def test_a_table_that_shares_takes_the_rows_of_identical_methods(tmp_path):
 
 def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
     """--donors DIR: a table rerun --fresh under another labelled fraction takes, from a copy
-    of its former folder, the rows of the methods the fraction does not touch (CF), in no
-    time; the records are those of computing every method."""
+    of its former folder, the rows of the methods the fraction does not touch (CF), with the
+    seconds the copy recorded for them; the records are those of computing every method."""
     import shutil
 
     out, copy = tmp_path / "table", tmp_path / "before"
@@ -357,8 +357,28 @@ def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
                    "--jobs", 1).exit_code == 0
     assert run_cli("run", cfg, "--out", tmp_path / "alone", "--quiet", "--jobs", 1).exit_code == 0
     assert (out / "runs.csv").read_bytes() == (tmp_path / "alone" / "runs.csv").read_bytes()
-    seconds = pd.read_csv(out / "timings.csv").set_index("method")["seconds"]
-    assert seconds["CF"] == 0 and (seconds[["CCF", "RCF"]] > 0).all()
+    before = pd.read_csv(copy / "timings.csv").set_index(["k", "run", "method"])["seconds"]
+    after = pd.read_csv(out / "timings.csv").set_index(["k", "run", "method"])["seconds"]
+    cf = after.index.get_level_values("method") == "CF"
+    assert (after[cf] > 0).all() and after[cf].equals(before[cf])
+    assert not after[~cf].equals(before[~cf])  # CCF and RCF computed again
+
+
+def test_a_donor_row_keeps_the_seconds_of_the_folder_that_computed_it(tmp_path):
+    """A donor that took a row in turn recorded 0 s for it: the row gets the seconds of the
+    donor that computed it, whatever the order of the donors."""
+    import shutil
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    cfg = semi_config(tmp_path, labelled=0.1)
+    assert run_cli("run", cfg, "--out", first, "--quiet", "--jobs", 1).exit_code == 0
+    shutil.copytree(first, second)
+    timings = pd.read_csv(second / "timings.csv")
+    timings.assign(seconds=0.0).to_csv(second / "timings.csv", index=False)
+    out = tmp_path / "table"
+    assert run_cli("run", cfg, "--out", out, "--donors", second, "--donors", first, "--quiet",
+                   "--jobs", 1).exit_code == 0
+    assert pd.read_csv(out / "timings.csv").equals(pd.read_csv(first / "timings.csv"))
 
 
 def test_a_config_whose_yaml_would_not_read_back_is_not_run(tmp_path):

@@ -51,8 +51,9 @@ def quick_k(ks) -> list:
               "--jobs workers).")
 @click.option("--donors", multiple=True, type=click.Path(file_okay=False, exists=True),
               help="A results folder whose rows this table can take: a method's row computed "
-                   "from the same documents with the same settings is copied, not recomputed "
-                   "(repeatable; e.g. a copy of the folder before --fresh).")
+                   "from the same documents with the same settings is copied with its "
+                   "recorded seconds, not recomputed (repeatable; e.g. a copy of the folder "
+                   "before --fresh).")
 @data_options
 def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler, donors):
     """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables
@@ -234,9 +235,9 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     by = parse_param(by_text) if by_text else None
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
-    donors = result_folders(Path("results")) + result_folders(folder)  # rows to take
+    reused = result_folders(Path("results")) + result_folders(folder)  # rows to take
     table = run_sweep(config, target, param, values, folder, jobs,
-                      baselines.split(",") if baselines else (), by, donors)
+                      baselines.split(",") if baselines else (), by, reused)
     csv = folder / f"sweep-{target}-{param}{f'-by-{by[1]}' if by else ''}.csv"
     atomic.write_text(csv, table.to_csv(index=False, float_format="%.6f"))
     click.echo(table.to_string(index=False))

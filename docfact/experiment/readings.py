@@ -35,7 +35,9 @@ that algorithm). Settings a paper states (lambda, p, eta, alpha, k, runs, t...) 
 
 Each reading's runs go to results/<paper>_readings/<reading>/<table>/, a results folder like any
 other; rows of methods the reading leaves unchanged are taken from the committed tables and from
-the other readings' folders (runner.shared_rows), so a reading costs only the methods it changes.
+the other readings' folders (runner.shared_rows), so a reading costs only the methods it changes;
+a taken row keeps the seconds recorded where it was computed, so that a reading's folder can give
+a primary table its rows and their cost (`docfact run --donors`).
 """
 
 import copy

@@ -28,7 +28,7 @@ from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
-from docfact.experiment.results import read_setup
+from docfact.experiment.results import read_setup, read_timings
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 from docfact.experiment.store import Lock, RunStore, check_format
 
@@ -37,11 +37,14 @@ RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
 def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
-        progress: bool = True, backend: str = "loky", scheduler=None, donors=(),
+        progress: bool = True, backend: str = "loky", scheduler=None, donors=(), reused=(),
         say=None) -> Path:
     """Run (or resume) the plan's tasks into folder `out`; return `out`.
 
-    donors: other results folders whose rows of identical methods are taken (shared_rows).
+    donors: other results folders whose rows of identical methods are taken (shared_rows),
+    with the seconds recorded there: rows this table would otherwise have computed.
+    reused: folders the same reproduction computes too (a sweep's tables and earlier values):
+    their rows are taken in 0 s, counted where they were computed.
     backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
     `scheduler`, or a local cluster of `jobs` single-threaded workers).
     progress: a progress bar on stderr, when stderr is a terminal (no frames in logs).
@@ -83,7 +86,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         manifest = _manifest(config, corpus, jobs, digest)
         if todo or not old:  # a resume with nothing left to run leaves the manifest as it was
             _write_manifest(out, manifest, walls)
-        taken = shared_rows(config, out, digest, donors) if todo else {}
+        taken = shared_rows(config, out, digest, donors, reused) if todo else {}
         tasks = (delayed(run_one)(plan, plan.task(X, corpus.y, k, r), taken.get((k, r), {}),
                                   os.getpid() if backend == "loky" else None)
                  for k, r in todo)
@@ -156,24 +159,45 @@ def data_notes(X) -> str:
     return f"{d} duplicate documents" if d else ""
 
 
-def shared_rows(config: Config, out: Path, digest, donors=()) -> dict:
-    """{(k, run): {method: record}} that this table takes from the table it `shares` (the
-    folder of that name beside `out`) and from the `donors` folders, the first holding a row
-    winning: the complete runs there, for the methods whose records depend on the same inputs
-    (plan.row_key; a data file of the same contents, `digest` its data_hash): the RCF paper's
-    tables for t = 2% and 20% print the same unsupervised rows, and a sweep's value equal to
-    the table's setting takes the table's rows. Folders holding no results it can read give
-    nothing: the rows are then computed, the same either way."""
-    folders = [out.parent / config.shares] if config.shares else []
-    taken = {}
-    for folder in folders + [Path(f) for f in donors]:
+def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict:
+    """{(k, run): {method: (record, seconds)}} that this table takes from the table it
+    `shares` (the folder of that name beside `out`), the `reused` folders and the `donors`
+    folders, the first holding a row winning: the complete runs there, for the methods whose
+    records depend on the same inputs (plan.row_key; a data file of the same contents,
+    `digest` its data_hash): the RCF paper's tables for t = 2% and 20% print the same
+    unsupervised rows, and a sweep's value equal to the table's setting takes the table's
+    rows. Folders holding no results it can read give nothing: the rows are then computed,
+    the same either way.
+
+    seconds: 0 for a row of the shared table or a reused folder, which the same reproduction
+    computes there; for a donor's row (a former copy of this table, a reading), the seconds
+    of the first donor that computed it (a donor records 0 for a row it took in turn, or
+    the seconds it was given), so that timings.csv holds what computing the table costs."""
+    free = ([out.parent / config.shares] if config.shares else []) + [Path(f) for f in reused]
+    taken, cost = {}, {}  # cost: None for a free folder's row, else the seconds a donor records
+    for folder in free + [Path(f) for f in donors]:
         if folder.resolve() == out.resolve():
             continue
-        for key, rows in _donated(folder, config, digest).items():
-            slot = taken.setdefault(key, {})
-            for name, row in rows.items():
-                slot.setdefault(name, row)
-    return taken
+        rows = _donated(folder, config, digest)
+        seconds = _seconds(folder) if rows and folder not in free else {}
+        for key, named in rows.items():
+            for name, row in named.items():
+                at = (*key, name)
+                taken.setdefault(key, {}).setdefault(name, row)
+                if cost.get(at, 0.0) == 0.0:  # not taken yet, or the donor took it in turn
+                    cost[at] = None if folder in free else seconds.get(at, 0.0)
+    return {key: {name: (row, cost[(*key, name)] or 0.0) for name, row in named.items()}
+            for key, named in taken.items()}
+
+
+def _seconds(folder: Path) -> dict:
+    """{(k, run, method): seconds} of folder's timings.csv (empty when it has none)."""
+    try:
+        t = read_timings(folder)
+    except (OSError, ValueError):
+        return {}
+    return {(int(k), int(r), m): float(s)
+            for k, r, m, s in zip(t.k, t.run, t.method, t.seconds, strict=True)}
 
 
 def _donated(folder: Path, config: Config, digest) -> dict:
@@ -207,7 +231,7 @@ def result_folders(root: Path) -> list:
 
 def run_one(plan: Plan, task: Task, taken: dict, main: int | None = None) -> tuple:
     """Every method of the plan on one task: (records, timings). The methods in `taken`
-    (name: record of another table, see shared_rows) get that record, in no time.
+    (name: (record, seconds) of another table, see shared_rows) get that record and time.
     main: the pid of the process that dispatched the task to a local worker process (None on
     dask): the worker ends when that parent has gone (see _end_with_parent).
 
@@ -226,8 +250,9 @@ def run_one(plan: Plan, task: Task, taken: dict, main: int | None = None) -> tup
         notes = data_notes(X)
         for m in config.methods:
             if m.name in taken:
-                rows.append(taken[m.name])
-                timings.append({"k": k, "run": r, "method": m.name, "seconds": 0.0})
+                row, seconds = taken[m.name]
+                rows.append(row)
+                timings.append({"k": k, "run": r, "method": m.name, "seconds": seconds})
                 continue
             t0 = time.perf_counter()
             rec = {"k": k, "run": r, "method": m.name, "n_docs": X.shape[0],

@@ -112,7 +112,7 @@ def _averages(folder: Path, config: Config) -> pd.DataFrame:
 
 
 def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
-          baselines=(), by=None, donors=()) -> pd.DataFrame:
+          baselines=(), by=None, reused=()) -> pd.DataFrame:
     """Run each value into out/<param>=<value>/ and the `baselines` (methods left unchanged,
     as reference lines) into out/baselines/; return (param, value, method, ac, nmi), the
     averages over k (value empty for a baseline).
@@ -121,25 +121,25 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
         first: one line per value, its runs in out/<param>=<value>/<by param>=<by value>/ and
         its rows' method "METHOD (<by param>=<by value>)" (RCF Fig. 3: the labelled fraction,
         by the links propagated).
-    donors : results folders (the tables', other sweeps') whose rows of identical methods are
+    reused : results folders (the tables', other sweeps') whose rows of identical methods are
         taken instead of computed (runner.shared_rows), as are those of the values run before:
         a value equal to a table's setting costs nothing."""
     if by and by[:2] == (target, param):
         text = f"{target}.{param}={','.join(map(str, by[2]))}"
         raise ConfigError(f"--by: {text!r} is the parameter --param already sweeps")
-    parts, donors = [], list(donors)
+    parts, reused = [], list(reused)
     for value in values:
         c = swept_config(config, target, param, value)
         for label, folder, line in _lines(c, out / f"{param}={value}", by):
             table = _averages(run(Plan.of(line), folder, jobs=jobs, progress=True,
-                                  donors=donors), line)
+                                  reused=reused), line)
             parts.append(table.assign(value=value, method=table["method"] + label))
-            donors.append(folder)
+            reused.append(folder)
     if baselines:
         c = baseline_config(config, baselines)
         folder = out / "baselines"
         parts.append(_averages(run(Plan.of(c), folder, jobs=jobs, progress=True,
-                                   donors=donors), c)
+                                   reused=reused), c)
                      .assign(value=None))
     table = pd.concat(parts, ignore_index=True).assign(param=param)
     return table[["param", "value", "method", "ac", "nmi"]]
