@@ -140,6 +140,19 @@ def test_spectral_sparse_eigenvectors_equal_dense(data, ncw):
     np.testing.assert_allclose(np.abs(Y1.T @ Y2), np.eye(3), atol=1e-8)
 
 
+@pytest.mark.parametrize("n", [4, 60])
+def test_dense_kernel_eigenvectors_are_the_leading_ones(n):
+    """Lanczos (n = 60) and the full decomposition (k >= n - 1: n = 4) give the k leading
+    eigenvectors of a dense kernel, as a full eigendecomposition orders them."""
+    rng = np.random.RandomState(1)
+    A = rng.rand(n, 8)
+    K = (A @ A.T) ** 2
+    k = 3
+    values, vectors = np.linalg.eigh(K)
+    Y = top_eigenvectors(DenseKernel(K), k, np.random.RandomState(0))
+    np.testing.assert_allclose(np.abs(Y.T @ vectors[:, ::-1][:, :k]), np.eye(k), atol=1e-8)
+
+
 def test_spectral_clusters_separated_data(data):
     X, y = data
     for ncw in (False, True):

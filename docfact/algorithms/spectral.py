@@ -8,8 +8,7 @@ the eigenvectors of K are the left singular vectors of X (computed sparse, K nev
 """
 
 import numpy as np
-import scipy.linalg
-from scipy.sparse.linalg import svds
+from scipy.sparse.linalg import eigsh, svds
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
@@ -55,10 +54,17 @@ def top_eigenvectors(K, k: int, rng) -> np.ndarray:
     if isinstance(K, LinearKernel):
         Y, s = top_singular(K.X, k, rng)
         values = s**2
+    elif k < K.n - 1:
+        # Lanczos (ARPACK): products with K, O(n^2) each, where eigh's reduction of K to
+        # tridiagonal form is O(n^3) (0.7 s against 8.6 s at n = 4089, k = 10). Its start
+        # vector comes from a generator of its own: the k-means starts still draw from rng.
+        v0 = np.random.RandomState(K.n).uniform(-1, 1, K.n)
+        values, Y = eigsh(K.K, k=k, which="LA", v0=v0)
+        order = np.argsort(values)[::-1]
+        values, Y = values[order], Y[:, order]
     else:
-        n = K.n
-        values, Y = scipy.linalg.eigh(K.K, subset_by_index=[n - k, n - 1])
-        values, Y = values[::-1], Y[:, ::-1]
+        values, Y = np.linalg.eigh(K.K)
+        values, Y = values[::-1][:k], Y[:, ::-1][:, :k]
     if not values[-1] > 1e-10 * values[0]:
         rank = int(np.sum(values > 1e-10 * values[0]))
         raise ValueError(f"k={k} exceeds the rank of the affinity ({rank} of the {k} leading "

@@ -1,0 +1,85 @@
+"""Give a committed table's rows the seconds the current code takes, when it computes the same
+records: recompute the methods named, compare every record with the committed one, and only if
+all are equal replace those rows' seconds in timings.csv (nothing is written otherwise).
+
+A change that only makes a method faster (ARPACK for the kernel rows' eigenvectors, the replay
+of weighted kernel k-means' cycles) keeps the committed digits, and the committed seconds are
+then the former code's: `make reproduce` would spend less. A change that moves one record must
+rerun the table instead (`docfact run --fresh --donors`), and this refuses it, naming the first
+record that differs.
+
+    python bench/retime.py results/lccf_tdt2 --methods AA-poly,NC-poly [--jobs 2]
+"""
+
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+
+from joblib import Parallel, delayed
+
+from docfact import atomic
+from docfact.experiment.plan import Plan, resolve
+from docfact.experiment.results import read_setup
+from docfact.experiment.runner import run_one
+from docfact.experiment.store import FIELDS, TIMING_FIELDS, Lock, _csv, _parse
+from docfact.experiment.sweep import baseline_config
+
+
+def _records(text: str) -> dict:
+    """{(k, run, method): record as runs.csv writes it} of a runs.csv text: parsed and written
+    again, as the store does when it rewrites the file (an unset objective reads back nan)."""
+    return {(int(r["k"]), int(r["run"]), r["method"]): _csv([_parse(r)], FIELDS)
+            for r in csv.DictReader(io.StringIO(text))}
+
+
+def retime(folder: Path, methods: list, jobs: int) -> int:
+    """Recompute `methods` on every run of `folder`; return the number of rows retimed."""
+    config, manifest = read_setup(folder)
+    plan = Plan.of(baseline_config(resolve(config), methods))
+    if plan.data_hash() != manifest.get("data_hash"):
+        sys.exit(f"{folder}: the data file differs from the one its runs were computed on")
+    committed = _records(atomic.read_text(folder / "runs.csv"))
+    pairs = sorted({(k, r) for k, r, m in committed if m in methods})
+    corpus = plan.corpus()
+    X = plan.base_matrix(corpus)
+    done = Parallel(n_jobs=jobs)(delayed(run_one)(plan, plan.task(X, corpus.y, k, r), {})
+                                 for k, r in pairs)
+    seconds = {}
+    for rows, timings in done:
+        for row, timing in zip(rows, timings, strict=True):
+            key = (row["k"], row["run"], row["method"])
+            new = _records(",".join(FIELDS) + "\n" + _csv([row], FIELDS))[key]
+            if new != committed[key]:
+                sys.exit(f"{folder}: {key} recomputes to {new.strip()}, committed "
+                         f"{committed[key].strip()}; "
+                         "nothing written (this code moves digits: rerun the table)")
+            seconds[key] = timing["seconds"]
+    with Lock(folder):
+        text = atomic.read_text(folder / "timings.csv")
+        rows = [dict(zip(TIMING_FIELDS, r, strict=True))
+                for r in list(csv.reader(io.StringIO(text)))[1:]]
+        for row in rows:
+            key = (int(row["k"]), int(row["run"]), row["method"])
+            row["seconds"] = seconds.get(key, row["seconds"])
+        atomic.write_text(folder / "timings.csv",
+                          ",".join(TIMING_FIELDS) + "\n" + _csv(rows, TIMING_FIELDS))
+    return len(seconds)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folders", nargs="+", type=Path)
+    ap.add_argument("--methods", required=True, help="comma-separated method names")
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    for folder in args.folders:
+        n = retime(folder, args.methods.split(","), args.jobs)
+        print(f"{folder}: {n} rows recomputed to the committed records, their seconds replaced")
+
+
+if __name__ == "__main__":
+    main()
