@@ -153,6 +153,23 @@ def test_dense_kernel_eigenvectors_are_the_leading_ones(n):
     np.testing.assert_allclose(np.abs(Y.T @ vectors[:, ::-1][:, :k]), np.eye(k), atol=1e-8)
 
 
+def test_dense_kernel_eigenvectors_when_lanczos_does_not_converge(monkeypatch):
+    """An ARPACK that does not converge falls back to the full decomposition, not an error."""
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    from docfact.algorithms import spectral
+
+    def fails(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.empty(0), np.empty((0, 0)))
+
+    monkeypatch.setattr(spectral, "eigsh", fails)
+    A = np.random.RandomState(2).rand(40, 6)
+    K = (A @ A.T) ** 2
+    values, vectors = np.linalg.eigh(K)
+    Y = top_eigenvectors(DenseKernel(K), 3, np.random.RandomState(0))
+    np.testing.assert_allclose(np.abs(Y.T @ vectors[:, ::-1][:, :3]), np.eye(3), atol=1e-8)
+
+
 def test_spectral_clusters_separated_data(data):
     X, y = data
     for ncw in (False, True):
