@@ -324,6 +324,29 @@ def test_a_run_cut_short_holds_the_same_runs_for_every_k(tmp_path, monkeypatch):
     assert len(pd.read_csv(out / "runs.csv")) == 3 * 3 * 4
 
 
+def test_each_round_deals_its_largest_k_first(tmp_path, monkeypatch):
+    """Round by round, the largest k first in each round (the slowest runs are not left for
+    the end), and the records are those of any other order."""
+    from docfact.experiment import runner
+    from docfact.experiment.plan import Plan
+
+    dealt, real = [], runner.run_one
+
+    def record(plan, task, *args):
+        dealt.append((task.k, task.run))
+        return real(plan, task, *args)
+
+    cfg = small_config(tmp_path, runs=2, k=(3, 2, 4))
+    monkeypatch.setattr(runner, "run_one", record)
+    assert run_cli("run", cfg, "--out", tmp_path / "out", "--jobs", 1, "--quiet").exit_code == 0
+    assert dealt == [(4, 0), (3, 0), (2, 0), (4, 1), (3, 1), (2, 1)]
+    monkeypatch.setattr(runner, "run_one", real)
+    plan = Plan.of(load_config(cfg), [(2, 0), (2, 1), (3, 0), (3, 1), (4, 0), (4, 1)])
+    runner.run(plan, tmp_path / "ascending", jobs=1, progress=False)
+    assert ((tmp_path / "out" / "runs.csv").read_bytes()
+            == (tmp_path / "ascending" / "runs.csv").read_bytes())
+
+
 def test_a_table_that_shares_takes_the_rows_of_identical_methods(tmp_path):
     """shares: NAME takes, from the folder NAME beside the table's, the rows of the methods
     whose inputs are the same there (CF; CCF and RCF see other labels), in no time; the

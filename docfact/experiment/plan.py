@@ -114,7 +114,9 @@ class Task:
 class Plan:
     """A config (methods resolved) and the (k, run) pairs to compute, round by round by default
     (run 0 of every k, then run 1, ...): a table cut short holds the same number of runs for
-    every k, so its averages over k are already comparable."""
+    every k, so its averages over k are already comparable. Each round starts with its largest
+    k, whose draws hold the most documents: the longest runs are dealt first and the last ones
+    dealt are short, so no worker waits long on another at the end of a table."""
 
     config: Config
     pairs: tuple
@@ -123,7 +125,7 @@ class Plan:
     def of(cls, config: Config, pairs=None) -> "Plan":
         config = resolve(config)
         if pairs is None:
-            pairs = [(k, r) for r in range(config.runs) for k in config.k]
+            pairs = [(k, r) for r in range(config.runs) for k in sorted(config.k, reverse=True)]
         return cls(config, tuple((int(k), int(r)) for k, r in pairs))
 
     def corpus(self):
