@@ -85,13 +85,27 @@ def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data):
     np.testing.assert_allclose(fast, ref, rtol=1e-8, atol=1e-12)
 
 
-def test_rcf_batched_graph_product_agrees_with_one_start_at_a_time(data):
-    """RCF's dense W~ times the V of every start in one product: the same fit to rounding."""
+def test_rcf_dense_graph_product_takes_every_start_at_once_with_products_auto(data,
+                                                                               monkeypatch):
+    """RCF's dense W~ times the V of all 10 starts in one product (30 columns) in the restart
+    phase with products "auto", one start's 3 after it: the same fit as one start at a time
+    to rounding. With the reference products W~ multiplies one start at a time."""
+    from docfact.algorithms import cf
+
+    widths, real = [], cf.dot_all
+
+    def spy(A, Ys, B=None):
+        widths.append(sum(Y.shape[1] for Y in Ys))
+        return real(A, Ys, B)
+
+    monkeypatch.setattr(cf, "dot_all", spy)
     X, y = data
     partial = np.where(np.arange(len(y)) % 5 == 0, y, -1)
     ref = RCF(3, alpha=0.5, random_state=0, max_iter=60).fit_transform(X, partial)
+    assert widths == []
     with numerics(products="auto"):
         fast = RCF(3, alpha=0.5, random_state=0, max_iter=60).fit_transform(X, partial)
+    assert widths == [30] * 31 + [3] * 29
     np.testing.assert_allclose(fast, ref, rtol=1e-7, atol=1e-10)
 
 

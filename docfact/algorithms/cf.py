@@ -16,7 +16,15 @@ import scipy.sparse as sp
 
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.costs import kernel_form
-from docfact.algorithms.engine import EPS, dtype, fast_products, graph_term, mu_step, rescale
+from docfact.algorithms.engine import (
+    EPS,
+    dot_all,
+    dtype,
+    fast_products,
+    graph_term,
+    mu_step,
+    rescale,
+)
 from docfact.algorithms.graphs import (
     GRAPH_CONSTRAINTS,
     check_constraints,
@@ -78,19 +86,30 @@ class LCCFRule:
                 self._update_signed(U, V)
             return
         KUs = self.K.dot_all([U for U, _ in Fs])
-        for (U, V), KU in zip(Fs, KUs, strict=True):
-            mu_step(V, *self.penalize(V, KU, V @ (U.T @ KU)))  # Eq. (18)
+        WVs = self.graph_all([V for _, V in Fs])
+        for (U, V), KU, WV in zip(Fs, KUs, WVs, strict=True):
+            mu_step(V, *self.penalize(V, KU, V @ (U.T @ KU), WV))  # Eq. (18)
         KVs = self.K.dot_all([V for _, V in Fs])
         for (U, V), KU, KV in zip(Fs, KUs, KVs, strict=True):
             mu_step(U, KV, KU @ (V.T @ V))  # Eq. (17)
 
-    def penalize(self, V, num, den) -> tuple:
-        """(num, den) of the V update with the regulariser's parts added: lambda W V to the
-        numerator, lambda D V to the denominator (Eq. 18); for the rules that add terms. A dense
-        W (RCF's W~) is multiplied one start at a time: taken for all starts at once, as K is,
-        OpenBLAS sums some sizes in another order and the committed digits would move."""
+    def graph_all(self, Vs: list) -> list:
+        """[lambda W V for V in Vs] (None each when lambda = 0), W read once for all starts
+        (engine.dot_all). A sparse W gives the digits of one start at a time; a dense W (RCF's
+        W~) is taken at once only with products "auto" (OpenBLAS sums some sizes in another
+        order), else one start at a time."""
+        if self.lam == 0:
+            return [None] * len(Vs)
+        if sp.issparse(self.W) or fast_products():
+            return dot_all(self.W, Vs)
+        return [self.W @ V for V in Vs]
+
+    def penalize(self, V, num, den, WV) -> tuple:
+        """(num, den) of the V update with the regulariser's parts added: WV = lambda W V
+        (graph_all) to the numerator, lambda D V to the denominator (Eq. 18); for the rules
+        that add terms."""
         if self.lam > 0:
-            num = num + self.W @ V
+            num = num + WV
             den = den + self.d[:, None] * V
         return num, den
 

@@ -96,8 +96,8 @@ class CNPCFRule(LCCFRule):
         self.M, self.C = self.M.astype(self.dtype), self.C.astype(self.dtype)
         self.d_M = self.d_M.astype(self.dtype, copy=False)
 
-    def penalize(self, V, num, den):
-        num, den = super().penalize(V, num, den)
+    def penalize(self, V, num, den, WV):
+        num, den = super().penalize(V, num, den, WV)
         return num + self.M @ V, den + self.d_M[:, None] * V + self.C @ V
 
     def penalty(self, V):
@@ -127,8 +127,8 @@ class GDCFRule(LCCFRule):
         """The closed-form A^T (k, c): the least-squares fit of Q^T by V_l."""
         return np.linalg.lstsq(Vl, self.Qt, rcond=None)[0]
 
-    def penalize(self, V, num, den):
-        num, den = super().penalize(V, num, den)
+    def penalize(self, V, num, den, WV):
+        num, den = super().penalize(V, num, den, WV)
         Vl = V[self.idx]
         At = self._A(Vl)
         R, P = self.Qt @ At.T, At @ At.T  # Q^T A (l, k), A^T A (k, k)
