@@ -172,7 +172,9 @@ def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict
     seconds: 0 for a row of the shared table or a reused folder, which the same reproduction
     computes there; for a donor's row (a former copy of this table, a reading), the seconds
     of the first donor that computed it (a donor records 0 for a row it took in turn, or
-    the seconds it was given), so that timings.csv holds what computing the table costs."""
+    the seconds it was given), so that timings.csv holds what computing the table costs. A
+    row that every donor holding it took in turn (the folder that computed it gone) is not
+    taken: it is computed here, and its cost recorded."""
     free = ([out.parent / config.shares] if config.shares else []) + [Path(f) for f in reused]
     taken, cost = {}, {}  # cost: None for a free folder's row, else the seconds a donor records
     for folder in free + [Path(f) for f in donors]:
@@ -186,7 +188,8 @@ def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict
                 taken.setdefault(key, {}).setdefault(name, row)
                 if cost.get(at, 0.0) == 0.0:  # not taken yet, or the donor took it in turn
                     cost[at] = None if folder in free else seconds.get(at, 0.0)
-    return {key: {name: (row, cost[(*key, name)] or 0.0) for name, row in named.items()}
+    return {key: {name: (row, cost[(*key, name)] or 0.0) for name, row in named.items()
+                  if cost[(*key, name)] != 0.0}
             for key, named in taken.items()}
 
 
