@@ -177,11 +177,25 @@ def test_spectral_clusters_separated_data(data):
         assert accuracy(y, labels) == 1.0
 
 
-def test_engine_runs_restarts_of_cf(data):
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_engine_continues_the_start_of_lowest_objective(data, seed):
+    """Each of CF's 4 starts replayed alone from the same draws (min_iter + 1 = 4 iterations,
+    the last followed by LCCF.m's normalisation): the engine continues the one of lowest
+    objective, for 10 iterations in all."""
     X, _ = data
     rule = LCCFRule(LinearKernel(X), 3)
-    fit = minimize(rule, n_restarts=4, min_iter=3, max_iter=10, random_state=0)
-    assert fit.n_iter == 10 and 0 <= fit.restart < 4
+    fit = minimize(rule, n_restarts=4, min_iter=3, max_iter=10, random_state=seed)
+    rng = np.random.default_rng(np.random.RandomState(seed).randint(2**31))
+    objectives = []
+    for _ in range(4):
+        F = rule.init(rng)
+        rule.normalize(F)
+        for _ in range(4):
+            rule.update(F)
+        rule.loop_normalize(F)
+        objectives.append(rule.objective(F))
+    assert fit.restart == int(np.argmin(objectives)) and fit.n_iter == 10
+    assert fit.objective[0] == pytest.approx(min(objectives), rel=1e-12)
 
 
 class OneStartAtATime:

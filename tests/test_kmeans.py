@@ -20,11 +20,23 @@ def blobs(seed=0):
 
 
 def test_keeps_the_replicate_with_the_smallest_sum_of_distances():
+    """The replicates replayed from the same random state (litekmeans' starts, Lloyd in the
+    input space): the fit keeps the one of smallest sum of distances, here the sixth of eight
+    whose sums all differ, and that sum is the distances to its clusters' means."""
+    from sklearn.utils import check_random_state
+
+    from docfact.algorithms.kmeans import _lloyd_input_space
+
     X, _ = blobs()
-    best = KMeans(3, n_replicates=8, random_state=4).fit(X)
-    singles = [KMeans(3, random_state=s).fit(X).inertia_ for s in range(30)]
-    assert best.inertia_ <= np.median(singles)
-    centers = np.array([X[best.labels_ == c].mean(axis=0) for c in range(3)])
+    best = KMeans(5, n_replicates=8, random_state=4).fit(X)
+    rng = check_random_state(4)
+    replicates = [_lloyd_input_space(X, rng.choice(len(X), 5, replace=False), best.max_iter)
+                  for _ in range(8)]
+    sums = [s for _, s in replicates]
+    assert len(set(sums)) == 8 and int(np.argmin(sums)) == 5
+    assert best.inertia_ == sums[5]
+    np.testing.assert_array_equal(best.labels_, replicates[5][0])
+    centers = np.array([X[best.labels_ == c].mean(axis=0) for c in range(5)])
     d = np.linalg.norm(X - centers[best.labels_], axis=1).sum()
     assert abs(best.inertia_ - d) < 1e-9 * d
 

@@ -61,27 +61,41 @@ def test_float32_fits_are_float32_inside_and_agree_with_float64(data, make):
         fast = make()
         V32 = fast.set_params(track_objective=True).fit_transform(X)
     assert V32.dtype == np.float64
+    assert not np.array_equal(V32, V64)  # computed in float32, not float64 again
     assert accuracy(V64.argmax(axis=1), V32.argmax(axis=1)) == 1.0
     np.testing.assert_allclose(fast.objective_[-1], ref.objective_[-1], rtol=1e-4)
 
 
-def test_float32_rule_computes_in_float32(data):
+def test_float32_rule_holds_its_operators_in_float32(data):
+    """The kernel's products, the graph and its degrees are float32 under float32."""
     X, _ = data
     with numerics(precision="float32"):
         rule = LCCFRule(LinearKernel(sp.csr_matrix(X)), 3, knn_graph(X, 5, "cosine"), lam=10)
-    W, V = (a.astype(np.float32) for a in rule.init(np.random.default_rng(0)))
-    rule.update((W, V))
-    assert rule.K.dot(W).dtype == np.float32 and W.dtype == V.dtype == np.float32
+    U = rule.init(np.random.default_rng(0))[0].astype(np.float32)
+    assert rule.K.dot(U).dtype == rule.W.dtype == rule.d.dtype == np.float32
 
 
-def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data):
-    """The cost model forms K for 45 documents; the factors equal the sparse form's to
-    rounding (the dense product sums in another order)."""
+def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data, monkeypatch):
+    """The cost model picks the formed K for 45 documents and the fit forms it (45 x 45),
+    which the reference products never do; the factors equal the sparse form's to rounding
+    (the dense product sums in another order)."""
+    from docfact.algorithms import cf
+
+    formed = []
+
+    class Formed(cf.DenseKernel):
+        def __init__(self, K):
+            formed.append(K.shape)
+            super().__init__(K)
+
+    monkeypatch.setattr(cf, "DenseKernel", Formed)
     X, _ = data
     assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 100) == "dense"
     ref = LCCF(3, lam=100, random_state=0).fit_transform(X)
+    assert formed == []
     with numerics(products="auto"):
         fast = LCCF(3, lam=100, random_state=0).fit_transform(X)
+    assert formed == [(45, 45)]
     np.testing.assert_allclose(fast, ref, rtol=1e-8, atol=1e-12)
 
 
