@@ -58,6 +58,24 @@ def test_a_claim_is_judged_on_the_mean_over_k_of_the_per_k_means():
     assert row["holds"] == (avg["GNMF"] > avg[rival])
 
 
+def test_a_claim_averages_the_per_k_means_when_k_hold_unequal_runs():
+    """A has two runs at k = 2 and one at k = 3 (a failed run dropped): its average is the
+    mean of its per-k means, 0.6, not the pooled mean of its runs, 0.7, so B's 0.65 leads."""
+    runs = pd.DataFrame([
+        {"method": "A", "k": 2, "ac": 0.9, "nmi": 0.9, "status": "ok"},
+        {"method": "A", "k": 2, "ac": 0.9, "nmi": 0.9, "status": "ok"},
+        {"method": "A", "k": 3, "ac": 0.3, "nmi": 0.3, "status": "ok"},
+        {"method": "A", "k": 3, "ac": 0.0, "nmi": 0.0, "status": "failed"},
+        {"method": "B", "k": 2, "ac": 0.65, "nmi": 0.65, "status": "ok"},
+        {"method": "B", "k": 3, "ac": 0.65, "nmi": 0.65, "status": "ok"},
+    ])
+    config = SimpleNamespace(name="t", published={"claims": [
+        {"method": "A", "over": ("B",), "source": "s"}]})
+    [row] = judge(config, summarize(runs, ["A", "B"], [2, 3]))
+    assert row["ac"] == pytest.approx(0.6, abs=1e-12)
+    assert row["ac_margin"] == pytest.approx(-0.05, abs=1e-12) and not row["holds"]
+
+
 def test_a_claim_fails_when_one_rival_leads_on_average_though_not_at_every_k():
     runs = pd.DataFrame([
         # k = 2: A leads; k = 3: B leads by more

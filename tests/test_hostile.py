@@ -129,18 +129,24 @@ def test_planted_files_are_refused_and_nothing_outside_changes(tmp_path, clean, 
 def test_atomic_writes_do_not_follow_a_planted_temporary_name(tmp_path, clean, monkeypatch,
                                                               target):
     """A link planted at the temporary name an atomic write tries first is passed over (the
-    temporary file is created with O_EXCL), and the write lands in the folder."""
+    temporary file is created with O_EXCL), and the write lands in the folder. Every draw of
+    temporary names starts with the planted one (the folder's write probe draws first)."""
     cfg, done = clean
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     out = tmp_path / "out"
     out.mkdir()
-    suffix = ".tmp"
-    (out / f".{target}.planted{suffix}").symlink_to(victim)
-    names = itertools.chain(["planted"], tempfile._get_candidate_names())
-    monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
+    (out / f".{target}.planted.tmp").symlink_to(victim)
+    real, draws = tempfile._get_candidate_names, []
+
+    def names():
+        draws.append(1)
+        return itertools.chain(["planted"], real())
+
+    monkeypatch.setattr(tempfile, "_get_candidate_names", names)
     res = cli("run", cfg, "--out", out, "--jobs", 1, "--quiet")
     assert res.exit_code == 0, res.output
+    assert len(draws) > 1 and (out / f".{target}.planted.tmp").is_symlink()
     assert victim.read_text() == "precious\n"
     assert (out / "runs.csv").read_bytes() == (done / "runs.csv").read_bytes()
 

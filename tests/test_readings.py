@@ -35,7 +35,9 @@ def _runs(values):
 
 
 def test_score_is_the_distance_in_standard_errors_at_the_phase_k():
-    config = _config({"ac": {"A": {3: 0.8, 5: 0.6, 2: 0.1, 4: 0.1}}})
+    """ours 0.7 against the published 0.9 (the mean of 0.95 and 0.85 at the odd k), SE 0.041:
+    z = 4.9, above the floor, and the row is outside its interval."""
+    config = _config({"ac": {"A": {3: 0.95, 5: 0.85, 2: 0.1, 4: 0.1}}})
     runs = _runs({("A", 3): [0.7, 0.9, 0.8, 1.0], ("A", 5): [0.5, 0.7, 0.6, 0.2],
                    ("A", 2): [0.0] * 4, ("A", 4): [0.0] * 4})
     rows = score_rows(config, runs, (3, 5), max_runs=3)  # runs 0-2 at the odd k only
@@ -45,11 +47,11 @@ def test_score_is_the_distance_in_standard_errors_at_the_phase_k():
     ours = (a3.mean() + a5.mean()) / 2
     se = np.sqrt(a3.var(ddof=1) / 3 + a5.var(ddof=1) / 3) / 2
     assert row["ours"] == pytest.approx(ours)
-    assert row["published"] == pytest.approx(0.7)  # the mean of the published 0.8 and 0.6
-    assert row["se"] == pytest.approx(se)
-    assert row["z"] == pytest.approx(abs(ours - 0.7) / se)
+    assert row["published"] == pytest.approx(0.9)
+    assert row["se"] == pytest.approx(se) and se > SE_FLOOR
+    assert row["z"] == pytest.approx(abs(ours - 0.9) / se) and row["z"] > 4
     assert row["n"] == 6
-    assert row["verdict"] == "within CI"
+    assert row["verdict"] == "outside"
 
 
 def test_a_row_without_spread_is_scored_against_the_floor():
