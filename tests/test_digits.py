@@ -52,10 +52,10 @@ def test_the_users_own_settings_are_kept_and_reported():
 
 @AVX2
 def test_a_run_whose_labels_depend_on_the_loops_gives_the_committed_row(tmp_path):
-    """LCCF on TDT2 (rcf_tdt2_t2, k = 9, run 0) reaches AC 0.897 with NumPy's AVX-512 loops,
-    0.741 (the committed row) with the AVX2 ones: on a machine with AVX-512 this test fails if
-    the pin is lost; on one without (NumPy then picks the AVX2 loops itself) it still holds
-    the committed row, and test_importing_docfact_first_pins_numpy_and_openblas the pin."""
+    """LCCF on TDT2 (rcf_tdt2_t2, k = 9, run 0), a draw whose labels moved when NumPy ran its
+    AVX-512 loops, gives the committed row (AC 0.741). Without AVX-512 NumPy picks the AVX2
+    loops itself, so here this holds the committed row, not the pin (which
+    test_importing_docfact_first_pins_numpy_and_openblas holds)."""
     config = baseline_config(load_config(ROOT / "configs" / "rcf_tdt2_t2.yaml"), ["LCCF"])
     out = run(Plan.of(config, [(9, 0)]), tmp_path / "lccf", jobs=1, progress=False)
     new = pd.read_csv(out / "runs.csv").iloc[0]
