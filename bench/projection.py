@@ -89,15 +89,16 @@ def large_draws(table: str = "rcf_tdt2_t2",
     """Median ratios by k, committed table over a reading's rows on the same draws: seconds
     per fit and per iteration (the reading runs 431 iterations to the table's 400). The
     table: float64, reference products, the starts' sparse products one at a time; the
-    reading: float32, products auto, every start at once (and tf * log(n / df) weights,
-    the same nonzeros)."""
+    reading: float32, products auto (and tf * log(n / df) weights, the same nonzeros), each
+    row's seconds those of the code that computed it: RCF's with its dense W~ times every
+    start at once, most others' before the sparse graph product took every start at once."""
     def rows(folder):
         folder = ROOT / "results" / folder
         return pd.read_csv(folder / "runs.csv").merge(pd.read_csv(folder / "timings.csv"),
                                                       on=["k", "run", "method"])
 
     m = rows(table).merge(rows(reading), on=["k", "run", "method"], suffixes=("_t", "_r"))
-    m = m[(m.seconds_r > 0) & (m.method != "KMeans")]  # rows the reading computed
+    m = m[(m.seconds_r > 0) & (m.method != "KMeans")]  # factorizations, seconds recorded
     m["fit"] = m.seconds_t / m.seconds_r
     m["iteration"] = (m.seconds_t / m.n_iter_t) / (m.seconds_r / m.n_iter_r)
     return m.groupby("k").agg(N=("n_docs_t", "median"), fits=("fit", "size"),

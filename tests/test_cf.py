@@ -213,8 +213,9 @@ class OneStartAtATime:
 
 @pytest.mark.parametrize("operator", ["linear", "dense"])
 def test_starts_advanced_together_equal_starts_advanced_one_by_one(data, operator):
-    """Batching the starts' products with K changes nothing but rounding: the same start wins
-    and the factors agree to 1e-9 (bit for bit for the linear kernel, which is not batched)."""
+    """Batching the starts' products (K, and the sparse graph W) changes nothing but rounding:
+    the same start wins and the factors agree to 1e-9, bit for bit for the linear kernel of
+    sparse X, whose products and the graph's keep the digits of one start at a time."""
     X, _ = data
     K = LinearKernel(X) if operator == "linear" else DenseKernel(polynomial_kernel(X, 2))
     S = knn_graph(X, 5, "cosine")

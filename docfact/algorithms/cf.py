@@ -98,7 +98,7 @@ class LCCFRule:
         (engine.dot_all). A sparse W gives the digits of one start at a time; a dense W (RCF's
         W~) is taken at once only with products "auto" (OpenBLAS sums some sizes in another
         order), else one start at a time."""
-        if self.lam == 0:
+        if not self.lam > 0:
             return [None] * len(Vs)
         if sp.issparse(self.W) or fast_products():
             return dot_all(self.W, Vs)
