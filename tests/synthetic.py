@@ -24,6 +24,23 @@ def objective_history(rule, F, iterations: int) -> np.ndarray:
     return np.array(history)
 
 
+def replayed_starts(rule, n_restarts: int, iterations: int, seed: int) -> np.ndarray:
+    """The objective of each of the engine's n_restarts starts (engine.minimize's draws for
+    random_state=seed), each run alone for `iterations` updates, then normalised in the loop
+    if the rule asks (the last restart iteration is past min_iter)."""
+    rng = np.random.default_rng(np.random.RandomState(seed).randint(2**31))
+    objectives = []
+    for _ in range(n_restarts):
+        F = rule.init(rng)
+        rule.normalize(F)
+        for _ in range(iterations):
+            rule.update(F)
+        if rule.loop_normalize is not None:
+            rule.loop_normalize(F)
+        objectives.append(rule.objective(F))
+    return np.array(objectives)
+
+
 def partially_labelled_topics():
     """(X, y, y_partial): three topics of 20 documents, 8 of them labelled (-1 elsewhere), for
     the semi-supervised methods' tests."""

@@ -11,7 +11,7 @@ from docfact.algorithms.graphs import degrees
 from docfact.algorithms.kernels import DenseKernel, LinearKernel, ncw_scaling
 from docfact.algorithms.spectral import top_eigenvectors
 from docfact.metrics import accuracy
-from tests.synthetic import three_topics
+from tests.synthetic import replayed_starts, three_topics
 
 
 @pytest.fixture(scope="module")
@@ -185,15 +185,7 @@ def test_engine_continues_the_start_of_lowest_objective(data, seed):
     X, _ = data
     rule = LCCFRule(LinearKernel(X), 3)
     fit = minimize(rule, n_restarts=4, min_iter=3, max_iter=10, random_state=seed)
-    rng = np.random.default_rng(np.random.RandomState(seed).randint(2**31))
-    objectives = []
-    for _ in range(4):
-        F = rule.init(rng)
-        rule.normalize(F)
-        for _ in range(4):
-            rule.update(F)
-        rule.loop_normalize(F)
-        objectives.append(rule.objective(F))
+    objectives = replayed_starts(rule, 4, 4, seed)
     assert fit.restart == int(np.argmin(objectives)) and fit.n_iter == 10
     assert fit.objective[0] == pytest.approx(min(objectives), rel=1e-12)
 

@@ -61,14 +61,10 @@ def test_a_claim_is_judged_on_the_mean_over_k_of_the_per_k_means():
 def test_a_claim_averages_the_per_k_means_when_k_hold_unequal_runs():
     """A has two runs at k = 2 and one at k = 3 (a failed run dropped): its average is the
     mean of its per-k means, 0.6, not the pooled mean of its runs, 0.7, so B's 0.65 leads."""
-    runs = pd.DataFrame([
-        {"method": "A", "k": 2, "ac": 0.9, "nmi": 0.9, "status": "ok"},
-        {"method": "A", "k": 2, "ac": 0.9, "nmi": 0.9, "status": "ok"},
-        {"method": "A", "k": 3, "ac": 0.3, "nmi": 0.3, "status": "ok"},
-        {"method": "A", "k": 3, "ac": 0.0, "nmi": 0.0, "status": "failed"},
-        {"method": "B", "k": 2, "ac": 0.65, "nmi": 0.65, "status": "ok"},
-        {"method": "B", "k": 3, "ac": 0.65, "nmi": 0.65, "status": "ok"},
-    ])
+    runs = pd.DataFrame([(m, k, ac, ac, status) for m, k, ac, status in [
+        ("A", 2, 0.9, "ok"), ("A", 2, 0.9, "ok"), ("A", 3, 0.3, "ok"), ("A", 3, 0.0, "failed"),
+        ("B", 2, 0.65, "ok"), ("B", 3, 0.65, "ok")]],
+        columns=["method", "k", "ac", "nmi", "status"])
     config = SimpleNamespace(name="t", published={"claims": [
         {"method": "A", "over": ("B",), "source": "s"}]})
     [row] = judge(config, summarize(runs, ["A", "B"], [2, 3]))

@@ -8,7 +8,7 @@ from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
 from docfact.algorithms.engine import minimize
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 from docfact.algorithms.nmf import GNMFRule
-from tests.synthetic import three_topics
+from tests.synthetic import replayed_starts, three_topics
 
 
 @pytest.fixture(scope="module")
@@ -52,16 +52,7 @@ def test_restart_selection_keeps_the_best_start(data):
     X, _ = data
     rule = GNMFRule(X, 3)
     fit = minimize(rule, n_restarts=6, min_iter=5, max_iter=6, random_state=3)
-    # rerun each start alone, with the same draws, and compare their objectives after 6 iterations
-    rng = np.random.default_rng(np.random.RandomState(3).randint(2**31))
-    objs = []
-    for _ in range(6):
-        F = rule.init(rng)
-        rule.normalize(F)
-        for _ in range(6):
-            rule.update(F)
-        objs.append(rule.objective(F))
-    objs = np.array(objs)
+    objs = replayed_starts(rule, 6, 6, 3)  # each start alone, the same draws, 6 iterations
     assert fit.restart == int(np.argmin(objs))
     assert fit.objective[0] == pytest.approx(objs.min(), rel=1e-12)
 
