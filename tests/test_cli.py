@@ -3,13 +3,17 @@ runs already recorded, notes under the full protocol only, readable help and nam
 
 import os
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from docfact.cli.run import quick_k
 from tests.conftest import SOURCE
 from tests.test_runner import run_cli, small_config
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +121,41 @@ def test_an_inline_view_reads_as_keys_and_values():
 
     assert view_words({"dataset": "news.csv", "min_docs": 20}) == "dataset: news.csv, min_docs: 20"
     assert view_words("gnmf_tdt2") == "gnmf_tdt2"
+
+
+def test_a_method_that_fails_says_why_in_one_line(tmp_path):
+    """A method whose every run fails (p beyond the draw's documents) is recorded as failed;
+    the run says how many failed and the first reason, beside the n/a in its table."""
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    raw = yaml.safe_load(open(cfg))
+    raw["methods"]["GNMF"]["p"] = 100000
+    with open(cfg, "w") as f:
+        yaml.safe_dump(raw, f)
+    res = run_cli("run", cfg, "--out", tmp_path / "out", "--jobs", 1, "--quiet")
+    assert res.exit_code == 0, res.output
+    notes = [line for line in res.output.splitlines() if "failed on" in line]
+    assert len(notes) == 1 and notes[0].startswith("docfact: note: GNMF failed on 1 of 1 runs: "
+                                                   "ValueError: p must be in [1, ")
+
+
+def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_path, monkeypatch):
+    """The committed table's time is read from results/ beside the config's configs/ folder,
+    also when the command runs elsewhere."""
+    from docfact.cli.run import _time_here
+
+    monkeypatch.chdir(tmp_path)
+    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml")
+    assert line.startswith(" (") and "cores for " in line and "gnmf_tdt2" in line
+    assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml") == ""
+
+
+def test_a_reader_that_leaves_ends_the_output_quietly(tmp_path):
+    """docfact ... | true (a reader gone before the first line): no error line, and the exit
+    status of a closed pipe, 141."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(f"'{sys.executable}' -m docfact datasets list | true; "
+                         "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash",
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert (out.returncode, out.stderr) == (141, "")

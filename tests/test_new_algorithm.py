@@ -72,6 +72,33 @@ def test_a_registered_estimator_runs_through_docfact_run(tmp_path, monkeypatch, 
     assert headers and all("| Toy " in line for line in headers), res.output
 
 
+class LastObjectiveOnly(RandomProjection):
+    """The same, reporting its objective as a last value rather than a history."""
+
+    def fit_transform(self, X, y=None):
+        V = super().fit_transform(X, y)
+        self.objective_ = 0.5
+        return V
+
+
+def test_an_estimator_may_report_only_its_last_objective(tmp_path, monkeypatch):
+    """objective_ may be the history (docfact's estimators) or the last value (README)."""
+    register("last_objective", LastObjectiveOnly)
+    try:
+        monkeypatch.chdir(tmp_path)
+        _labelled_csv(tmp_path / "news.csv")
+        cfg = yaml.safe_load(open(_config(tmp_path)))
+        cfg["methods"]["Toy"]["algorithm"] = "last_objective"
+        (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
+        res = CliRunner().invoke(main, ["run", "toy.yaml", "--out", "out", "--jobs", "1"])
+        assert res.exit_code == 0, res.output
+        runs = pd.read_csv(tmp_path / "out" / "runs.csv")
+        toy_runs = runs[runs.method == "Toy"]
+        assert (toy_runs.status == "ok").all() and (toy_runs.objective == 0.5).all()
+    finally:
+        del ALGORITHMS["last_objective"]
+
+
 def test_a_registered_estimator_has_its_parameters_checked(tmp_path, monkeypatch, toy):
     monkeypatch.chdir(tmp_path)
     _labelled_csv(tmp_path / "news.csv")

@@ -1,5 +1,6 @@
 """The `docfact` command line: every user error is one line on stderr and a non-zero exit."""
 
+import os
 import sys
 import warnings
 
@@ -30,6 +31,9 @@ class _Group(click.Group):
         except DocfactError as e:
             click.echo(f"docfact: error: {one_line(str(e))}", err=True)
             sys.exit(e.exit_code)
+        except BrokenPipeError:  # the reader of stdout left (| head): stop quietly, as SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(141)
         except OSError as e:  # a file or folder the user named cannot be read or written
             where = f": {e.filename}" if e.filename else ""
             click.echo(f"docfact: error: {one_line(f'{e.strerror or e}{where}')}", err=True)

@@ -93,25 +93,42 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
         for path in plot_k(folder):
             click.echo(f"figure: {path}", err=True)
     click.echo(f"results in {folder}/ ({_duration(seconds)})", err=True)
+    for line in _failures(folder):
+        click.echo(f"docfact: note: {line}", err=True)
     if quiet:
         return
     if (config.k, config.runs) != (full.k, full.runs):
         click.echo(f"This table: {config.runs} runs at k = {k_words(config.k)}. The full "
                    f"protocol, {full.runs} runs at k = {k_words(full.k)}: docfact run "
-                   f"{config_path} --out DIR{_time_here(full.name)}", err=True)
+                   f"{config_path} --out DIR{_time_here(full.name, config_path)}", err=True)
+
+
+def _failures(folder: Path) -> list:
+    """A line per method with failed runs in the folder: how many, and the first reason
+    (runs.csv's error column holds every one)."""
+    from docfact.experiment.results import read_runs
+
+    runs = read_runs(folder / "runs.csv")
+    failed = runs[runs["status"] == "failed"]
+    return [f"{method} failed on {len(rows)} of {int((runs['method'] == method).sum())} runs: "
+            f"{rows['error'].iloc[0]} (the error column of {folder / 'runs.csv'})"
+            for method, rows in failed.groupby("method", sort=False)]
 
 
 def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def _time_here(name: str) -> str:
-    """How long the full table took here, from its committed results' manifest, if any."""
+def _time_here(name: str, config_path) -> str:
+    """How long the full table took here, from its committed results' manifest, if any: in
+    results/ of the current folder, or of the folder above the config's (a repository's
+    configs/ and results/)."""
     from docfact.errors import DocfactError
     from docfact.experiment.results import read_manifest
     from docfact.report.tables import runtime
 
-    folder = Path("results") / name
+    beside = Path(config_path).resolve().parent.parent / "results" / name
+    folder = next((f for f in (Path("results") / name, beside) if f.is_dir()), beside)
     try:
         manifest = read_manifest(folder)
         took = runtime(folder, manifest)

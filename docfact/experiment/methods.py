@@ -163,8 +163,9 @@ class Method:
         est, out = self.fit(artefacts, k, fit_seed)
         if not self.factorizes:  # k-means' objective picks among sub-runs, never recorded
             return {"labels": out, "inertia": getattr(est, "inertia_", None)}
+        # objective_: the history docfact's estimators keep, or a user's estimator's last value
         return {"labels": self.read_out(out, k, label_seed), "n_iter": est.n_iter_,
-                "objective": est.objective_[-1]}
+                "objective": float(np.ravel(est.objective_)[-1])}
 
     def read_out(self, V: np.ndarray, k: int, label_seed: int) -> np.ndarray:
         """The clusters (n,) of a factorization's V (n, k) by the method's label reader: argmax
