@@ -150,6 +150,12 @@ def test_bad_text_inputs_are_one_line_data_errors(tmp_path):
     rows = tmp_path / "rows.csv"
     rows.write_text("label,text\nfruit,apple\nfruit,apple,pear\n")
     _data_error(rows, "line 3: expected 2 fields (label, text), got 3")
+    (tmp_path / "header.csv").write_text("category,document\nfruit,apple\nfruit,pear\n")
+    _data_error(tmp_path / "header.csv", "line 1: a header category,document")
+    (tmp_path / "swapped.csv").write_text("text,label\napple,fruit\npear,fruit\n")
+    _data_error(tmp_path / "swapped.csv", "docfact reads the label, then the text")
+    (tmp_path / "order.csv").write_text("apple pie,fruit\npear tart,fruit\nkale soup,greens\n")
+    _data_error(tmp_path / "order.csv", "each of its 3 documents has a label of its own")
     (tmp_path / "nolabel.tsv").write_text("fruit\tapple\n\tpear\n")
     _data_error(tmp_path / "nolabel.tsv", "line 2: empty label")
     _data_error(tmp_path, "no class sub-folders")  # only files here

@@ -202,6 +202,11 @@ def _corpus(name: str, X, labels, vocabulary, names) -> Corpus:
     return Corpus(name, X, labels.ravel().astype(np.int64), vocabulary, names)
 
 
+# First-row words that name a column: a header written otherwise than label,text.
+HEADER_LABELS = {"label", "labels", "class", "category", "target", "topic", "y"}
+HEADER_TEXTS = {"text", "texts", "document", "doc", "body", "content", "message"}
+
+
 def _read_table(path: Path, name: str) -> Corpus:
     """(label, text) rows of a .csv or .tsv file."""
     delimiter, separator = ("\t", "tab") if path.suffix.lower() == ".tsv" else (",", "comma")
@@ -221,8 +226,14 @@ def _read_table(path: Path, name: str) -> Corpus:
                                 'never closed (a " without its closing ")') from None
             raise DataError(f"{name}, line {reader.line_num}: {e}; quote a text that holds "
                             f'a {separator} or a ", and double each " inside it') from None
-    if rows and [c.strip().lower() for c in rows[0][1]] == ["label", "text"]:
+    first = [c.strip().lower() for c in rows[0][1]] if rows else []
+    if first == ["label", "text"]:
         rows = rows[1:]
+    elif len(first) == 2 and first[1] in HEADER_LABELS | HEADER_TEXTS and (
+            first[0] in HEADER_LABELS | HEADER_TEXTS):
+        raise DataError(f"{name}, line {rows[0][0]}: a header {rows[0][1][0]}{delimiter}"
+                        f"{rows[0][1][1]}: docfact reads the label, then the text, and a header "
+                        f"only as label{delimiter}text (write that, or drop the row)")
     for line, row in rows:
         if len(row) != 2:
             raise DataError(
@@ -231,6 +242,9 @@ def _read_table(path: Path, name: str) -> Corpus:
             )
         if not row[0].strip():
             raise DataError(f"{name}, line {line}: empty label")
+    if len(rows) >= 3 and len({row[0].strip() for _, row in rows}) == len(rows):
+        raise DataError(f"{name}: each of its {len(rows)} documents has a label of its own; the "
+                        "first field of a row is its label, the second its text")
     return _from_texts(name, [row[1] for _, row in rows], [row[0].strip() for _, row in rows])
 
 
