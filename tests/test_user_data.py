@@ -314,3 +314,21 @@ def test_a_run_whose_documents_cannot_be_weighted_is_recorded_as_failed(tmp_path
     assert list(runs["status"]) == ["failed"]
     assert "no weight left" in runs["error"][0]
     assert "[1 failed]" in (tmp_path / "out/tables.md").read_text()
+
+
+def test_validate_reads_a_data_file_and_holds_k_against_its_classes(tmp_path, monkeypatch):
+    """A registered view's classes are known; a file's are counted by validate, which refuses a
+    k above them as run would, and passes the same config with k within them."""
+    monkeypatch.chdir(tmp_path)
+    _labelled_csv(tmp_path / "news.csv")  # 3 classes
+    raw = yaml.safe_load(open(_config(tmp_path, "news.csv")))
+    raw["protocol"]["k"] = [2, 5]
+    (tmp_path / "big.yaml").write_text(yaml.safe_dump(raw))
+    result = CliRunner().invoke(main, ["validate", "big.yaml"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("docfact: error: big.yaml: protocol.k: k=5 exceeds the 3 "
+                                    "classes")
+    raw["protocol"]["k"] = [2, 3]
+    (tmp_path / "fits.yaml").write_text(yaml.safe_dump(raw))
+    result = CliRunner().invoke(main, ["validate", "fits.yaml"])
+    assert result.exit_code == 0 and result.output.startswith("fits.yaml: ok")

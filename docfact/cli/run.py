@@ -196,9 +196,13 @@ def check(config_paths, results, jobs, quick):
 @click.argument("config_paths", metavar="CONFIG...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False))
 def validate(config_paths):
-    """Check configs without running anything (schema, methods, parameters, views); every
-    problem of a config is listed, one a line."""
+    """Check configs without running anything (schema, methods, parameters, views; for a data
+    file or folder of your own, its classes against k); every problem of a config is listed,
+    one a line."""
     from docfact.config import problems
+    from docfact.datasets import resolve_view
+    from docfact.datasets.user import is_path
+    from docfact.errors import DataError
     from docfact.experiment import plan
 
     bad = 0
@@ -210,6 +214,13 @@ def validate(config_paths):
             bad += 1
             continue
         config = plan.load(path)
+        if is_path(resolve_view(config.view)["dataset"]):  # read it: k against its classes
+            try:
+                plan.Plan.of(config).corpus()
+            except (ConfigError, DataError) as e:
+                click.echo(f"docfact: error: {path}: {one_line(str(e))}", err=True)
+                bad += 1
+                continue
         click.echo(f"{path}: ok ({len(config.methods)} methods, k = "
                    f"{', '.join(map(str, config.k))}, {config.runs} runs)")
     if bad:
