@@ -116,7 +116,8 @@ def test_unknown_view_lists_the_known_ones():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ({"dataset": "tdt2", "min_doc": 10}, "unknown keys"),
+        ({"dataset": "tdt2", "min_doc": 10},
+         r"unknown keys \['min_doc'\]; a view takes dataset and .*min_docs"),
         ({"min_docs": 10}, "no 'dataset'"),
         ({"dataset": "tdt3"}, "unknown dataset 'tdt3'"),
         ({"dataset": "tdt2", "largest": 0}, "positive integer"),

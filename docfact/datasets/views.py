@@ -64,7 +64,8 @@ def _validate(view: dict) -> None:
     label = view.get("name", "view")
     unknown = set(view) - _SELECTION_KEYS - _RECORD_KEYS
     if unknown:
-        raise ConfigError(f"{label}: unknown keys {sorted(unknown)}")
+        raise ConfigError(f"{label}: unknown keys {sorted(unknown)}; a view takes dataset and "
+                          f"{', '.join(sorted(_SELECTION_KEYS))}")
     if "dataset" not in view:
         raise ConfigError(f"{label}: no 'dataset' given")
     if is_path(view["dataset"]):
