@@ -202,7 +202,9 @@ def test_views_of_a_path(tmp_path, monkeypatch):
     kept = apply_view(load(view["dataset"]), view)  # a relative path: from the current folder
     assert list(kept.y) == [1, 1, 2, 2] and kept.name == "known.csv"
     assert resolve_view("known.csv") == {"dataset": "known.csv"}
-    with pytest.raises(ConfigError, match=r"^view: dataset 'gone/x.csv': no such file or folder$"):
+    with pytest.raises(ConfigError, match=r"^view: dataset 'gone/x.csv': no such file or folder "
+                       r"under .* \(a relative path is read from the current folder, not the "
+                       r"config's\)$"):
         resolve_view({"dataset": "gone/x.csv"})
     with pytest.raises(ConfigError, match="selects from 'tdt2', not 'known.csv'"):
         apply_view(load("known.csv"), "gnmf_tdt2")

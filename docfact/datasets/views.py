@@ -70,7 +70,11 @@ def _validate(view: dict) -> None:
         raise ConfigError(f"{label}: no 'dataset' given")
     if is_path(view["dataset"]):
         if not os.path.exists(view["dataset"]):
-            raise ConfigError(f"{label}: dataset {view['dataset']!r}: no such file or folder")
+            where = "" if os.path.isabs(view["dataset"]) else (
+                f" under {os.getcwd()} (a relative path is read from the current folder, not "
+                "the config's)")
+            raise ConfigError(f"{label}: dataset {view['dataset']!r}: no such file or "
+                              f"folder{where}")
     else:
         entry(view["dataset"])  # ConfigError listing the data sets when unknown
     for key in ("min_docs", "largest", "max_per_class"):
