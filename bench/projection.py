@@ -24,7 +24,7 @@ import pandas as pd
 from docfact.errors import DocfactError
 from docfact.experiment.plan import resolve
 from docfact.experiment.runner import _donated, result_folders
-from docfact.experiment.results import read_setup
+from docfact.experiment.results import read_runs, read_setup, read_timings
 from docfact.report.fidelity import sweep_folders
 
 from bench import emit  # bench/bench.py, beside this script
@@ -94,8 +94,8 @@ def large_draws(table: str = "rcf_tdt2_t2",
     start at once, most others' before the sparse graph product took every start at once."""
     def rows(folder):
         folder = ROOT / "results" / folder
-        return pd.read_csv(folder / "runs.csv").merge(pd.read_csv(folder / "timings.csv"),
-                                                      on=["k", "run", "method"])
+        return read_runs(folder / "runs.csv").merge(read_timings(folder),
+                                                    on=["k", "run", "method"])
 
     m = rows(table).merge(rows(reading), on=["k", "run", "method"], suffixes=("_t", "_r"))
     m = m[(m.seconds_r > 0) & (m.method != "KMeans")]  # factorizations, seconds recorded
