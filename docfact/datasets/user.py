@@ -229,8 +229,7 @@ def _read_table(path: Path, name: str) -> Corpus:
     first = [c.strip().lower() for c in rows[0][1]] if rows else []
     if first == ["label", "text"]:
         rows = rows[1:]
-    elif len(first) == 2 and first[1] in HEADER_LABELS | HEADER_TEXTS and (
-            first[0] in HEADER_LABELS | HEADER_TEXTS):
+    elif len(first) == 2 and set(first) <= HEADER_LABELS | HEADER_TEXTS:
         raise DataError(f"{name}, line {rows[0][0]}: a header {rows[0][1][0]}{delimiter}"
                         f"{rows[0][1][1]}: docfact reads the label, then the text, and a header "
                         f"only as label{delimiter}text (write that, or drop the row)")
