@@ -50,7 +50,7 @@ def test_a_claim_is_judged_on_the_mean_over_k_of_the_per_k_means():
         avg[method].append(total / n)
     avg = {m: sum(v) / len(v) for m, v in avg.items()}
     runs = pd.read_csv(path, keep_default_na=False, dtype={"ac": float, "nmi": float})
-    [row] = judge(config, summarize(runs, sorted(avg), sorted(runs["k"].unique())))
+    [row] = judge(config, summarize(runs, sorted(avg), sorted(runs["k"].unique())), runs)
     rival = max((m for m in avg if m != "GNMF"), key=avg.get)
     assert row["ac"] == pytest.approx(avg["GNMF"], abs=1e-12)
     assert row["ac_rival"] == rival
@@ -58,16 +58,52 @@ def test_a_claim_is_judged_on_the_mean_over_k_of_the_per_k_means():
     assert row["holds"] == (avg["GNMF"] > avg[rival])
 
 
+def test_a_margins_interval_is_that_of_the_paired_differences_over_the_draws():
+    """Brute force on a committed table: d = GNMF - rival per (k, run), its per-k variance
+    (n - 1) over n runs, 1.96 sqrt(sum_k var_k / n_k) / |k|."""
+    config = load_config(ROOT / "configs" / "gnmf_tdt2.yaml")
+    path = ROOT / "results" / "gnmf_tdt2" / "runs.csv"
+    runs = pd.read_csv(path, keep_default_na=False, dtype={"ac": float, "nmi": float})
+    [row] = judge(config, summarize(runs, [m.name for m in config.methods], config.k), runs)
+    ac = {}
+    with path.open() as f:
+        for r in csv.DictReader(f):
+            if r["status"] == "ok":
+                ac[r["method"], r["k"], r["run"]] = float(r["ac"])
+    d = defaultdict(list)
+    for (method, k, run), value in ac.items():
+        if method == "GNMF" and (row["ac_rival"], k, run) in ac:
+            d[k].append(value - ac[row["ac_rival"], k, run])
+    var = [sum((x - sum(v) / len(v)) ** 2 for x in v) / (len(v) - 1) / len(v) for v in d.values()]
+    assert row["ac_margin_hw"] == pytest.approx(1.96 * sum(var) ** 0.5 / len(d), rel=1e-9)
+
+
+def test_a_margin_between_methods_that_move_together_is_certain():
+    """B trails A by 0.1 on every draw, though the draws spread from 0.2 to 0.9: the paired
+    interval has no width, where the methods' own intervals overlap."""
+    runs = pd.DataFrame([(m, k, r, ac - (0.1 if m == "B" else 0), 0.5, "ok")
+                         for k in (2, 3) for r, ac in enumerate((0.3, 0.9, 0.6))
+                         for m in ("A", "B")],
+                        columns=["method", "k", "run", "ac", "nmi", "status"])
+    config = SimpleNamespace(name="t", published={"claims": [
+        {"method": "A", "over": ("B",), "source": "s"}]})
+    [row] = judge(config, summarize(runs, ["A", "B"], [2, 3]), runs)
+    assert row["ac_margin"] == pytest.approx(0.1) and row["ac_margin_hw"] == pytest.approx(0)
+    runs.loc[(runs.method == "B") & (runs.run == 1), "ac"] = 0.95   # one draw turns around
+    [row] = judge(config, summarize(runs, ["A", "B"], [2, 3]), runs)
+    assert row["ac_margin_hw"] > row["ac_margin"] > 0
+
+
 def test_a_claim_averages_the_per_k_means_when_k_hold_unequal_runs():
     """A has two runs at k = 2 and one at k = 3 (a failed run dropped): its average is the
     mean of its per-k means, 0.6, not the pooled mean of its runs, 0.7, so B's 0.65 leads."""
-    runs = pd.DataFrame([(m, k, ac, ac, status) for m, k, ac, status in [
-        ("A", 2, 0.9, "ok"), ("A", 2, 0.9, "ok"), ("A", 3, 0.3, "ok"), ("A", 3, 0.0, "failed"),
-        ("B", 2, 0.65, "ok"), ("B", 3, 0.65, "ok")]],
-        columns=["method", "k", "ac", "nmi", "status"])
+    runs = pd.DataFrame([(m, k, run, ac, ac, status) for m, k, run, ac, status in [
+        ("A", 2, 0, 0.9, "ok"), ("A", 2, 1, 0.9, "ok"), ("A", 3, 0, 0.3, "ok"),
+        ("A", 3, 1, 0.0, "failed"), ("B", 2, 0, 0.65, "ok"), ("B", 3, 0, 0.65, "ok")]],
+        columns=["method", "k", "run", "ac", "nmi", "status"])
     config = SimpleNamespace(name="t", published={"claims": [
         {"method": "A", "over": ("B",), "source": "s"}]})
-    [row] = judge(config, summarize(runs, ["A", "B"], [2, 3]))
+    [row] = judge(config, summarize(runs, ["A", "B"], [2, 3]), runs)
     assert row["ac"] == pytest.approx(0.6, abs=1e-12)
     assert row["ac_margin"] == pytest.approx(-0.05, abs=1e-12) and not row["holds"]
 
@@ -75,18 +111,18 @@ def test_a_claim_averages_the_per_k_means_when_k_hold_unequal_runs():
 def test_a_claim_fails_when_one_rival_leads_on_average_though_not_at_every_k():
     runs = pd.DataFrame([
         # k = 2: A leads; k = 3: B leads by more
-        {"method": "A", "k": 2, "ac": 0.9, "nmi": 0.8, "status": "ok"},
-        {"method": "B", "k": 2, "ac": 0.8, "nmi": 0.7, "status": "ok"},
-        {"method": "C", "k": 2, "ac": 0.1, "nmi": 0.1, "status": "ok"},
-        {"method": "A", "k": 3, "ac": 0.5, "nmi": 0.5, "status": "ok"},
-        {"method": "B", "k": 3, "ac": 0.7, "nmi": 0.4, "status": "ok"},
-        {"method": "C", "k": 3, "ac": 0.1, "nmi": 0.1, "status": "ok"},
-        {"method": "B", "k": 3, "ac": 0.0, "nmi": 0.0, "status": "failed"},
+        {"method": "A", "k": 2, "run": 0, "ac": 0.9, "nmi": 0.8, "status": "ok"},
+        {"method": "B", "k": 2, "run": 0, "ac": 0.8, "nmi": 0.7, "status": "ok"},
+        {"method": "C", "k": 2, "run": 0, "ac": 0.1, "nmi": 0.1, "status": "ok"},
+        {"method": "A", "k": 3, "run": 0, "ac": 0.5, "nmi": 0.5, "status": "ok"},
+        {"method": "B", "k": 3, "run": 0, "ac": 0.7, "nmi": 0.4, "status": "ok"},
+        {"method": "C", "k": 3, "run": 0, "ac": 0.1, "nmi": 0.1, "status": "ok"},
+        {"method": "B", "k": 3, "run": 1, "ac": 0.0, "nmi": 0.0, "status": "failed"},
     ])
     config = SimpleNamespace(name="t", published={"claims": [
         {"method": "A", "over": ("B", "C"), "source": "s"},
         {"method": "A", "over": ("C",), "source": "s"}]})
-    against_b, against_c = judge(config, summarize(runs, ["A", "B", "C"], [2, 3]))
+    against_b, against_c = judge(config, summarize(runs, ["A", "B", "C"], [2, 3]), runs)
     assert (against_b["ac_rival"], against_b["holds"]) == ("B", False)
     assert against_b["ac_margin"] == pytest.approx(0.70 - 0.75)
     assert against_b["nmi_margin"] == pytest.approx(0.65 - 0.55)

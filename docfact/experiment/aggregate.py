@@ -6,7 +6,9 @@ import pandas as pd
 
 from docfact.config import METRICS
 
-__all__ = ["METRICS", "average_se", "mean_se", "summarize"]
+__all__ = ["METRICS", "Z95", "average_se", "mean_se", "summarize"]
+
+Z95 = 1.96  # the normal quantile of a two-sided 95% interval
 
 
 def summarize(runs: pd.DataFrame, methods: list, ks: list) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from docfact.config import Config
 from docfact.errors import DocfactError
-from docfact.experiment.aggregate import METRICS, average_se
+from docfact.experiment.aggregate import METRICS, Z95, average_se
 from docfact.experiment.plan import Plan
 from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
@@ -107,7 +107,7 @@ def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> 
                 if ref is None:
                     continue
                 ref, what = ref / config.scale, "published average"
-            if abs(ours - ref) > 1.96 * se + margin:
+            if abs(ours - ref) > Z95 * se + margin:
                 failures.append(f"{m.name} {metric.upper()}: {ours:.3f} over k={ks} is off "
                                 f"{what} {ref:.3f} by more than 1.96 SE ({se:.3f}) + {margin}")
     return failures

@@ -3,17 +3,23 @@
 A claim (config `published.claims`) names a method and the methods it leads; it holds on a
 table when the method's AC, averaged over k (the mean over runs at each k, then over the k, as
 every average of the report), exceeds that of every method it names. NMI is reported beside it.
+
+Every method of a table runs on the same draws, so a margin's uncertainty is that of the paired
+differences: at each k the runs where both methods succeeded give d = ours - rival, and the
+margin's standard error is that of the average over k of the per-k means of d.
 """
 
+import numpy as np
 import pandas as pd
 
-from docfact.experiment.aggregate import METRICS
+from docfact.experiment.aggregate import METRICS, Z95, average_se
 
 
-def judge(config, summary: pd.DataFrame) -> list:
-    """One row per claim of `config`, on its table's `summary` (aggregate.summarize: the
-    averages over k are its k = "avg" rows): the method's averages, the strongest of the
-    methods it leads in each metric, the margins, and whether the claim holds (AC)."""
+def judge(config, summary: pd.DataFrame, runs: pd.DataFrame) -> list:
+    """One row per claim of `config`, on its table's `summary` (aggregate.summarize of `runs`:
+    the averages over k are its k = "avg" rows): the method's averages, the strongest of the
+    methods it leads in each metric, the margins with the half-width of their 95% interval
+    (`<metric>_margin_hw`, paired over the draws), and whether the claim holds (AC)."""
     avg = summary[summary["k"] == "avg"].pivot(index="method", columns="metric", values="mean")
     out = []
     for claim in config.published.get("claims", []) if config.published else []:
@@ -24,9 +30,20 @@ def judge(config, summary: pd.DataFrame) -> list:
             row[metric] = float(avg.loc[method, metric])
             row[f"{metric}_rival"] = rival
             row[f"{metric}_margin"] = row[metric] - float(avg.loc[rival, metric])
+            row[f"{metric}_margin_hw"] = Z95 * paired_se(runs, method, rival, metric)
         row["holds"] = row["ac_margin"] > 0
         out.append(row)
     return out
+
+
+def paired_se(runs: pd.DataFrame, method: str, rival: str, metric: str) -> float:
+    """Standard error of the average over k of mean(ours - rival) on the runs (k, run) where
+    both methods succeeded: sqrt(sum_k s_k^2 / n_k) / |k| (aggregate.average_se)."""
+    ok = runs[runs["status"] == "ok"].pivot_table(index=["k", "run"], columns="method",
+                                                  values=metric, aggfunc="first")
+    d = (ok[method] - ok[rival]).dropna()
+    per_k = d.groupby(level="k").agg(["std", "count"])
+    return average_se(per_k["std"], per_k["count"]) if len(per_k) else np.nan
 
 
 def claim_words(row: dict, methods: list) -> str:

@@ -16,14 +16,13 @@ from tabulate import tabulate
 
 from docfact import atomic
 from docfact.errors import DocfactError
-from docfact.experiment.aggregate import METRICS, average_se, summarize
+from docfact.experiment.aggregate import METRICS, Z95, average_se, summarize
 from docfact.experiment.results import read_folder, read_manifest
 from docfact.report.claims import claim_words, judge
 from docfact.report.readme import splice
 from docfact.report.tables import numerics_words, protocol_words, runtime, view_words, wall_seconds
 
 TOLERANCE = 0.02
-Z95 = 1.96
 
 
 def verdict(diff: float, se: float) -> str:
@@ -66,7 +65,8 @@ def rows_of(folder: Path) -> tuple:
                         "runs": int(ok["n"].sum()), "failed": int(per_k["failed"].sum()),
                         "verdict": "no published value" if pub is None else verdict(diff, se)})
     per_run = runs.drop_duplicates(["k", "run"])
-    info = {"config": config, "manifest": manifest, "ks": ks, "claims": judge(config, summary),
+    info = {"config": config, "manifest": manifest, "ks": ks,
+            "claims": judge(config, summary, runs),
             "source": published.get("source", "") if published else "",
             "runs_with_notes": int((per_run["notes"] != "").sum()), "runs_done": len(per_run)}
     return out, info
@@ -211,18 +211,24 @@ def _claims_section(tables: list, results: Path) -> list:
     body = [[paper_of(info["config"].name), info["config"].name,
              claim_words(c, [m.name for m in info["config"].methods]),
              f"{c['ac']:.3f}", f"{c['ac_rival']} {c['ac'] - c['ac_margin']:.3f}",
-             _f(c["ac_margin"], "+"), _f(c["nmi_margin"], "+"),
+             _margin(c, "ac"), _margin(c, "nmi"),
              "holds" if c["holds"] else _evidence(info["config"].name, results)]
             for _, _, info in tables if info["config"].kind == "table" for c in info["claims"]]
     if not body:
         return []
     held = sum(row[-1] == "holds" for row in body)
+    claims = [c for _, _, info in tables if info["config"].kind == "table"
+              for c in info["claims"]]
+    ties = sum(abs(c["ac_margin"]) <= c["ac_margin_hw"] for c in claims)
     return ["## The papers' claims", "",
             f"Each paper's headline claim that its method leads, held against the primary "
             f"tables (AC averaged over k; NMI beside it): **{held} of {len(body)} hold**. The "
             "paper's words are in each config (`published.claims`); a claim that fails links "
             "what was tried: every reading of the paper's unstated settings with its numbers, "
-            "and the audit of the method (derivation checks, toys).", "",
+            "and the audit of the method (derivation checks, toys). Each margin carries the "
+            "half-width of its 95% interval, paired over the draws (every method of a table "
+            f"clusters the same documents); {ties} of the {len(body)} AC margins are within it "
+            "of zero, a tie on these draws.", "",
             tabulate(body, ["paper", "table", "claim", "AC", "strongest other (AC)", "AC margin",
                             "NMI margin", "claim"], tablefmt="github", disable_numparse=True),
             ""]
@@ -314,6 +320,11 @@ def _figures(folder: Path) -> str:
     pngs = [folder / "k.png", folder / "convergence.png", *sorted(folder.glob("*/sweep-*.png"))]
     return ", ".join(f"[`{p.relative_to(folder)}`]({p.relative_to(folder.parent)})"
                      for p in pngs if p.exists())
+
+
+def _margin(claim: dict, metric: str) -> str:
+    """'+0.010 ± 0.008': a claim's margin and the half-width of its 95% interval."""
+    return f"{claim[f'{metric}_margin']:+.3f} ± {claim[f'{metric}_margin_hw']:.3f}"
 
 
 def _f(value, sign=""):

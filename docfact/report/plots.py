@@ -13,7 +13,7 @@ matplotlib.rcParams["svg.hashsalt"] = "docfact"
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from docfact.experiment.aggregate import METRICS, mean_se, summarize  # noqa: E402
+from docfact.experiment.aggregate import METRICS, Z95, mean_se, summarize  # noqa: E402
 from docfact.experiment.results import read_folder, read_manifest  # noqa: E402
 from docfact.report.tables import TITLES  # noqa: E402
 
@@ -81,7 +81,7 @@ def _curve(ax, config, summary, metric, method, ks, color, label) -> None:
     mean = s["mean"].to_numpy(float) * scale
     se = mean_se(s["std"], s["n"]) * scale
     ax.plot(x, mean, "-", color=color, label=label, lw=1.5)
-    ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, color=color, alpha=0.15)
+    ax.fill_between(x, mean - Z95 * se, mean + Z95 * se, color=color, alpha=0.15)
     paper = config.published.get(metric, {}).get(method, {}) if config.published else {}
     pk = [k for k in ks if k in paper]
     if pk:
