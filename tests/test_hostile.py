@@ -424,3 +424,96 @@ def test_a_public_copy_must_be_the_published_bytes(empty_cache, mirror_dir, tmp_
     with pytest.raises(DataError, match="sha256 mismatch"):
         fetch("20newsgroups")
     assert fetch("20newsgroups", mirror=mirror_dir).exists()
+
+
+def _copy(clean, tmp_path) -> Path:
+    out = tmp_path / "results" / "tiny"
+    shutil.copytree(clean[1], out)
+    return out
+
+
+@pytest.mark.parametrize("damage", ["header", "bytes"])
+def test_records_that_are_not_docfacts_are_refused_and_kept(tmp_path, clean, damage):
+    """A runs.csv whose header is not docfact's (a column renamed) or whose bytes are not text:
+    every command that reads it says so in one line, and `run` keeps it as it was instead of
+    dropping its rows as damaged ones."""
+    out = _copy(clean, tmp_path)
+    runs = out / "runs.csv"
+    runs.write_bytes(runs.read_bytes().replace(b",ac,", b",AC,", 1) if damage == "header"
+                     else bytes(range(256)) * 4)
+    before = _snapshot(out)
+    for args in (("run", clean[0], "--out", out, "--jobs", 1, "--quiet"), ("show", out),
+                 ("plot", "k", out), ("report", "--results", out.parent),
+                 ("check", clean[0], "--results", out.parent)):
+        res = cli(*args)
+        one_line_error(res)
+        assert f"{runs}" in res.output and "not docfact's" in res.output, (args, res.output)
+    assert _snapshot(out) == before
+
+
+def test_fresh_never_discards_another_tables_runs(tmp_path, clean):
+    """--fresh (the remedy a refusal names) into a folder of another table is refused; the
+    folder's own table may start over."""
+    out = _copy(clean, tmp_path)
+    before = _snapshot(out)
+    other = tiny_config(tmp_path, name="other", methods={"KM": {"algorithm": "kmeans"}})
+    res = cli("run", other, "--out", out, "--fresh", "--jobs", 1, "--quiet")
+    one_line_error(res, 2)
+    assert "holds the runs of table 'tiny', not 'other'" in res.output
+    assert _snapshot(out) == before
+    runs = (out / "runs.csv").read_bytes()
+    assert cli("run", clean[0], "--out", out, "--fresh", "--jobs", 1, "--quiet").exit_code == 0
+    assert (out / "runs.csv").read_bytes() == runs  # the same runs again
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2"])
+@pytest.mark.parametrize("command", ["run", "check", "sweep", "readings"])
+def test_jobs_is_a_positive_number_or_minus_one(tmp_path, clean, command, jobs):
+    args = {"run": [clean[0]], "check": [clean[0]], "readings": ["lccf"],
+            "sweep": [clean[0], "--param", "NMF.max_iter=10,20"]}[command]
+    res = cli(command, *args, "--jobs", jobs, "--out" if command in ("run", "sweep") else
+              "--results", tmp_path / "x")
+    one_line_error(res, 2)
+    assert f"--jobs: a positive number of workers, or -1 for all cores; got {jobs}" in res.output
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "/tmp/absolute", ".hidden"])
+def test_a_reading_is_named_as_a_folder(tmp_path, name):
+    """A reading's name becomes a folder under --results: a path is refused before any run."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({
+        "tables": ["tiny"], "runs": 2,
+        "settings": {"weighting": {"l2": {"set": {}, "grounds": "code: x"}}},
+        "readings": {name: {"weighting": "l2"}}}))
+    res = cli("readings", path, "--configs", tmp_path, "--results", tmp_path / "r")
+    one_line_error(res, 2)
+    assert f"readings.{name}: a reading's name names its folder" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.yaml"]
+
+
+def test_readings_of_an_unknown_paper_name_the_known_ones(tmp_path):
+    (tmp_path / "readings").mkdir()
+    (tmp_path / "readings" / "gnmf.yaml").write_text("{}")
+    res = cli("readings", "gnfm", "--configs", tmp_path)
+    one_line_error(res, 2)
+    assert "'gnfm' is no readings file" in res.output and "(known: gnmf)" in res.output
+
+
+def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monkeypatch):
+    """The README's summary line belongs to the default results folder: a report on another
+    writes only in that folder, unless --readme is given."""
+    out = _copy(clean, tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n<!-- reproduction:start -->\nold\n<!-- reproduction:end -->\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli("report", "--results", out.parent, "--configs", tmp_path).exit_code == 0
+    assert readme.read_text().count("old") == 1
+    assert cli("report", "--results", out.parent, "--configs", tmp_path,
+               "--readme", readme).exit_code == 0
+    assert "old" not in readme.read_text() and "REPRODUCTION.md" in readme.read_text()
+
+
+def test_check_without_results_fails(tmp_path, clean):
+    res = cli("check", clean[0], "--results", tmp_path)
+    assert res.exit_code == 1 and "tiny: FAILED (no committed results in" in res.output

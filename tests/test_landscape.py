@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from docfact.experiment.store import FIELDS
 from docfact.report.landscape import landscape
 from docfact.report.readings import SE_FLOOR
 
@@ -21,7 +22,7 @@ def test_score_is_the_readings_score_of_the_audited_rows(tmp_path):
     nmi = {3: [0.7, 0.7, 0.7, 0.0], 5: [0.5, 0.6, 0.7, 0.0]}
     runs = [{"k": k, "run": r, "method": m, "status": "ok", "ac": ac[k][r], "nmi": nmi[k][r]}
             for k in (3, 5) for r in range(4) for m in ("M", "O")]
-    pd.DataFrame(runs).to_csv(tmp_path / "runs.csv", index=False)
+    pd.DataFrame(runs).reindex(columns=FIELDS).to_csv(tmp_path / "runs.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(CONFIG))
     got = landscape(tmp_path / "c.yaml", {"r": tmp_path}, [3, 5], 3, ["M"]).iloc[0]
     # AC: ours (0.9 + 1.0) / 2 against (0.9 + 0.8) / 2, SE of the average over k of the means

@@ -375,7 +375,7 @@ def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
     assert run_cli("run", semi_config(tmp_path, labelled=0.1), "--out", out, "--quiet",
                    "--jobs", 1).exit_code == 0
     shutil.copytree(out, copy)
-    cfg = semi_config(tmp_path, labelled=0.3, name="semi_t30")
+    cfg = semi_config(tmp_path, labelled=0.3)  # the same table, its config edited
     assert run_cli("run", cfg, "--out", out, "--fresh", "--donors", copy, "--quiet",
                    "--jobs", 1).exit_code == 0
     assert run_cli("run", cfg, "--out", tmp_path / "alone", "--quiet", "--jobs", 1).exit_code == 0

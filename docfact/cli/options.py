@@ -1,9 +1,11 @@
-"""What the commands share: the data options of every command that may fetch data, and
-one_line for their error messages."""
+"""What the commands share: the data options of every command that may fetch data, --jobs,
+and one_line for their error messages."""
 
 import os
 
 import click
+
+from docfact.errors import ConfigError
 
 
 def _sets(variable: str):
@@ -41,6 +43,19 @@ def data_options(command):
         type=click.Path(file_okay=False), callback=_sets("DOCFACT_DATA_DIR"),
         help="Cache folder of the data files [env DOCFACT_DATA_DIR; default: the user cache "
              "folder].")(command)
+
+
+def _positive_or_all(ctx, param, value):
+    if value == 0 or value < -1:
+        raise ConfigError(f"--jobs: a positive number of workers, or -1 for all cores; got "
+                          f"{value}")
+    return value
+
+
+def jobs_option(default: int, help: str):
+    """--jobs: joblib's n_jobs, a positive number of workers or -1 for all cores."""
+    return click.option("--jobs", type=int, default=default, show_default=True,
+                        callback=_positive_or_all, help=help)
 
 
 def one_line(message: str) -> str:

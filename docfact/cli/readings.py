@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from docfact.cli.options import jobs_option
 from docfact.errors import ConfigError
 
 
@@ -21,6 +22,19 @@ def _names(value, known, what):
     return names
 
 
+def _readings_file(paper: str, configs: Path) -> Path:
+    """PAPER as a readings file: itself if it ends in .yaml, else CONFIGS/readings/PAPER.yaml,
+    which must be one of that folder's files."""
+    if paper.endswith((".yaml", ".yml")):
+        return Path(paper)
+    folder = configs / "readings"
+    known = sorted(p.stem for p in folder.glob("*.yaml"))
+    if paper not in known:
+        raise ConfigError(f"PAPER: {paper!r} is no readings file of {folder}/ (known: "
+                          f"{', '.join(known) or 'none'}); or give a readings .yaml file")
+    return folder / f"{paper}.yaml"
+
+
 @click.command(short_help="Choose the reading of a paper's unstated settings.")
 @click.argument("paper")
 @click.option("--only", help="Comma-separated readings to compute (default: all); the others "
@@ -31,7 +45,7 @@ def _names(value, known, what):
 @click.option("--full", is_flag=True, help="Then run the chosen reading's full protocol "
                                            "(k and runs of the table's own config, "
                                            "CONFIGS/<table>.yaml), resumable.")
-@click.option("--jobs", type=int, default=1, show_default=True)
+@jobs_option(1, "Parallel runs (joblib; -1 = all cores).")
 @click.option("--configs", default="configs", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the configs (readings in "
                                                      "CONFIGS/readings/PAPER.yaml).")
@@ -48,9 +62,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     from docfact.experiment.readings import load_readings, run_reading
     from docfact.report.readings import write_landscape
 
-    path = Path(paper) if paper.endswith((".yaml", ".yml")) else (
-        Path(configs) / "readings" / f"{paper}.yaml")
-    spec = load_readings(path)
+    spec = load_readings(_readings_file(paper, Path(configs)))
     chosen_tables = _names(tables, spec.tables, "tables")
     todo = _names(only, spec.readings, "only") if not score_only else []
     results = Path(results)

@@ -10,9 +10,10 @@ from docfact.cli.options import data_options
 @click.command(short_help="Write results/REPRODUCTION.md: published vs measured.")
 @click.option("--results", "results", default="results", show_default=True,
               type=click.Path(file_okay=False), help="Folder holding the result folders.")
-@click.option("--readme", default="README.md", show_default=True, type=click.Path(dir_okay=False),
+@click.option("--readme", type=click.Path(dir_okay=False),
               help="README whose summary line of the tables is regenerated (between its "
-                   "markers).")
+                   "markers) [default: README.md with the default --results; none with "
+                   "another].")
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="Folder of configs: those without results are listed as not run yet.")
 def report(results, readme, configs):
@@ -24,9 +25,12 @@ def report(results, readme, configs):
     from docfact.report.figures import draw_report
 
     draw_report(Path(results))
-    text = write_report(Path(results), Path(readme), Path(configs))
+    if readme is None and results == "results":
+        readme = "README.md"
+    text = write_report(Path(results), readme and Path(readme), Path(configs))
     click.echo(text.split("\n## ", 2)[1] if "\n## " in text else text)
-    click.echo(f"report in {Path(results) / 'REPRODUCTION.md'}", err=True)
+    click.echo(f"report in {Path(results) / 'REPRODUCTION.md'}"
+               + (f", summary line in {readme}" if readme else ""), err=True)
 
 
 @click.group()

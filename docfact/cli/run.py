@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from docfact.cli.options import data_options, one_line
+from docfact.cli.options import data_options, jobs_option, one_line
 from docfact.errors import ConfigError
 
 # The commands import what they use (numpy, scikit-learn, ...), so that `docfact --help`
@@ -39,8 +39,7 @@ def quick_k(ks) -> list:
                    "largest k, into quick/<config name> (--runs, --k and --out still apply).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
-@click.option("--jobs", type=int, default=-1, show_default=True,
-              help="Parallel runs (joblib; -1 = all cores).")
+@jobs_option(-1, "Parallel runs (joblib; -1 = all cores).")
 @click.option("--fresh", is_flag=True, help="Discard recorded runs and start over.")
 @click.option("--out", type=click.Path(file_okay=False), help="Results folder "
               "(default: results/<config name>).")
@@ -72,8 +71,6 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
 
     if runs is not None and runs < 1:
         raise ConfigError(f"--runs: must be >= 1, got {runs}")
-    if jobs == 0:
-        raise ConfigError("--jobs: must be a positive number of workers or -1 for all cores")
     if scheduler and backend != "dask":
         raise ConfigError("--scheduler goes with --backend dask")
     full = load_config(config_path)
@@ -160,8 +157,7 @@ def show(folder, fmt):
                 type=click.Path(dir_okay=False))
 @click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Folder holding the committed result folders.")
-@click.option("--jobs", type=int, default=1, show_default=True,
-              help="Parallel runs (joblib; -1 = all cores).")
+@jobs_option(1, "Parallel runs (joblib; -1 = all cores).")
 @click.option("--quick/--full", default=True, show_default=True,
               help="Recompute the config's check pairs (the reduced protocol), or every "
                    "committed run, requiring runs.csv to be the same bytes.")
@@ -169,8 +165,9 @@ def show(folder, fmt):
 def check(config_paths, results, jobs, quick):
     """Recompute each table's check pairs; compare with committed rows and published averages.
 
-    Exits 1 when a recomputed row differs from the committed one, or a method's average leaves
-    its band around the published average (see the config's `check` section).
+    Exits 1 when a table has no committed results, a recomputed row differs from the
+    committed one, or a method's average leaves its band around the published average (see the
+    config's `check` section).
     """
     from docfact.experiment.check import check as check_table
     from docfact.experiment.plan import load as load_config
@@ -179,7 +176,9 @@ def check(config_paths, results, jobs, quick):
     for path in config_paths:
         config = load_config(path)
         if not (Path(results) / config.name / "runs.csv").exists():
-            click.echo(f"{config.name}: no committed results in {results}/ (run the table first)")
+            click.echo(f"{config.name}: FAILED (no committed results in {results}/; run the "
+                       "table first)")
+            failed += 1
             continue
         failures = check_table(config, Path(results) / config.name, jobs=jobs, full=not quick)
         pairs = ("every committed run" if not quick else
@@ -242,8 +241,7 @@ def validate(config_paths):
                                   "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
-@click.option("--jobs", type=int, default=-1, show_default=True,
-              help="Parallel runs (joblib; -1 = all cores).")
+@jobs_option(-1, "Parallel runs (joblib; -1 = all cores).")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>/sweep).")
 @data_options

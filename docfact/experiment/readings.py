@@ -41,6 +41,7 @@ a primary table its rows and their cost (`docfact run --donors`).
 """
 
 import copy
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +58,7 @@ SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi", "constraints
 STATED = {"lam", "p", "eta", "alpha", "beta", "beta_1", "beta_2", "lam_h", "lam_s", "t",
           "kernel", "degree", "ncw", "links", "k", "runs", "labelled", "best_of", "seed"}
 RUNS = 10  # runs per k of the sub-protocol
+READING_NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,99}")  # a folder name: no path
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,9 @@ def load_readings(path) -> Readings:
         raise ConfigError(f"{where}: readings: a mapping of reading -> {{setting: value}}")
     for name, choice in readings.items():
         at = f"{where}: readings.{name}"
+        if not READING_NAME.fullmatch(str(name)):
+            raise ConfigError(f"{at}: a reading's name names its folder: letters, digits, '_', "
+                              "'-', '+' or '.', not starting with '.'")
         if not isinstance(choice, dict) or set(choice) != set(settings):
             raise ConfigError(f"{at}: give one value for each setting: {', '.join(settings)}")
         for setting, value in choice.items():

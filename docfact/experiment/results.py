@@ -15,7 +15,7 @@ import yaml
 from docfact import atomic
 from docfact.config import parse_config
 from docfact.errors import DocfactError
-from docfact.experiment.store import TEXT_FIELDS, check_format, complete_text
+from docfact.experiment.store import FIELDS, TEXT_FIELDS, check_format, complete_text
 
 
 def read_setup(folder: Path) -> tuple:
@@ -41,11 +41,15 @@ def read_runs(path: Path) -> pd.DataFrame:
     """runs.csv as a frame: method names stay text (a method named 1 is "1"), an empty or
     "nan" score is NaN (failed runs keep their status "failed")."""
     try:
-        return pd.read_csv(io.StringIO(complete_text(path), newline=""),
+        runs = pd.read_csv(io.StringIO(complete_text(path), newline=""),
                            dtype={f: str for f in TEXT_FIELDS}, keep_default_na=False,
                            na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
     except (ValueError, pd.errors.ParserError) as e:
         raise DocfactError(f"{path}: not docfact's run records ({_first_line(e)})") from None
+    missing = [f for f in FIELDS if f not in runs.columns]
+    if missing:
+        raise DocfactError(f"{path}: not docfact's run records (no column {missing[0]!r})")
+    return runs
 
 
 def _first_line(e: Exception) -> str:

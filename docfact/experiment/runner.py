@@ -61,6 +61,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
     with Lock(out):
         manifest_path = out / "manifest.json"
         if fresh:
+            _owned(config, manifest_path)
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 atomic.remove(out / name)
         old = _read_manifest(manifest_path)
@@ -313,6 +314,19 @@ def sub_run_objective(out: dict) -> float:
     """The objective a sub-run minimised: the factorization's, or k-means' sum of squares
     (plan.problems admits best_by objective only for methods that report one)."""
     return float(out["objective"] if "objective" in out else out["inertia"])
+
+
+def _owned(config: Config, path: Path) -> None:
+    """ConfigError if the manifest at `path` names another table: --fresh discards a table's
+    own runs, never another's (an unreadable manifest is no table's: --fresh is its remedy)."""
+    try:
+        owner = _read_manifest(path).get("config", config.name)
+    except DocfactError:
+        return
+    if owner != config.name:
+        raise ConfigError(f"{path.parent} holds the runs of table {owner!r}, not "
+                          f"{config.name!r}; --fresh discards a table's own runs only: choose "
+                          "--out")
 
 
 def _read_manifest(path: Path) -> dict:

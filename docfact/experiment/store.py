@@ -56,15 +56,23 @@ def complete_text(path: Path) -> str:
     return text[: text.rfind("\n") + 1]
 
 
-def read_records(path: Path) -> list:
-    """The rows (dicts of text) of a records file, parsed as CSV: a quoted field may hold a
-    line break. DocfactError, naming the line, for text that is not CSV."""
-    reader = csv.DictReader(io.StringIO(complete_text(path), newline=""))
+def read_records(path: Path, fields: list) -> list:
+    """The rows (dicts of text) of a records file whose header is `fields`, parsed as CSV: a
+    quoted field may hold a line break. DocfactError for a file that is not UTF-8, not CSV
+    (naming the line) or has another header: its rows are not dropped as damaged ones."""
     try:
-        return list(reader)
+        reader = csv.DictReader(io.StringIO(complete_text(path), newline=""))
+        rows = list(reader)
+    except ValueError as e:  # not UTF-8
+        raise DocfactError(f"{path}: not docfact's records ({e}); rerun with --fresh or "
+                           "choose --out") from None
     except csv.Error as e:
         raise DocfactError(f"{path}, line {reader.line_num}: not docfact's records ({e})"
                            ) from None
+    if reader.fieldnames is not None and reader.fieldnames != fields:
+        raise DocfactError(f"{path}: not docfact's records (its header is not "
+                           f"{','.join(fields)}); rerun with --fresh or choose --out")
+    return rows
 
 
 class Lock:
@@ -114,7 +122,7 @@ class RunStore:
         """{(k, run): rows} of the complete runs (a row for each of `methods`), files untouched."""
         groups = {}
         if atomic.check_regular(self.runs):
-            for row in read_records(self.runs):
+            for row in read_records(self.runs, FIELDS):
                 parsed = _parse(row)
                 if parsed is not None:
                     groups.setdefault((parsed["k"], parsed["run"]), []).append(parsed)
@@ -141,11 +149,11 @@ class RunStore:
         atomic.write_text(self.runs, ",".join(FIELDS) + "\n" + _csv(rows, FIELDS))
         timings = []
         if atomic.check_regular(self.timings):
-            for row in read_records(self.timings):
+            for row in read_records(self.timings, TIMING_FIELDS):
                 try:
                     key = (int(row["k"]), int(row["run"]))
                     float(row["seconds"])
-                except (TypeError, ValueError, KeyError):  # a damaged row, or no header
+                except (TypeError, ValueError, KeyError):  # a damaged row
                     continue
                 if key in done and row["method"] in order:
                     timings.append(row)
