@@ -230,8 +230,8 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
         rd.load_readings(path)
 
 
-CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130", "pspt": "corpus-relative-zero",
-          "lcf": "objective-argmax"}
+CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources",
+          "pspt": "corpus-relative-zero", "lcf": "objective-argmax"}
 CORPORA = {"lcf": ("yale", "orl")}
 
 
