@@ -100,7 +100,8 @@ def large_draws(table: str = "rcf_tdt2_t2",
     m = rows(table).merge(rows(reading), on=["k", "run", "method"], suffixes=("_t", "_r"))
     m = m[(m.seconds_r > 0) & (m.method != "KMeans")]  # factorizations, seconds recorded
     m["fit"] = m.seconds_t / m.seconds_r
-    n_t, n_r = (pd.to_numeric(m[c]) for c in ("n_iter_t", "n_iter_r"))  # "" for k-means rows
+    n_t, n_r = (pd.to_numeric(m[c]) for c in ("n_iter_t", "n_iter_r"))  # read as text: the
+    # k-means rows, dropped above, leave n_iter empty
     m["iteration"] = (m.seconds_t / n_t) / (m.seconds_r / n_r)
     return m.groupby("k").agg(N=("n_docs_t", "median"), fits=("fit", "size"),
                               fit=("fit", "median"), iteration=("iteration", "median"))

@@ -6,6 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -155,3 +156,24 @@ def test_every_failing_claim_of_the_committed_report_links_what_its_paper_tried(
         for name in ("readings.md", "README.md"):
             assert ((ROOT / "results" / folder / name).exists()) == (
                 f"]({folder}/{name})" in line), line
+
+
+def test_a_margins_interval_is_unknown_without_two_paired_runs_at_every_k():
+    """k = 3 has one run where both methods succeeded (B failed the other): no spread to
+    measure there, so the half-width is unknown, not zero; a claimed method without a
+    successful run has no margin."""
+    runs = pd.DataFrame([(m, k, r, ac, ac, status) for m, k, r, ac, status in [
+        ("A", 2, 0, 0.9, "ok"), ("A", 2, 1, 0.7, "ok"), ("B", 2, 0, 0.6, "ok"),
+        ("B", 2, 1, 0.5, "ok"), ("A", 3, 0, 0.8, "ok"), ("A", 3, 1, 0.8, "ok"),
+        ("B", 3, 0, 0.5, "ok"), ("B", 3, 1, 0.0, "failed"), ("C", 2, 0, 0.0, "failed")]],
+        columns=["method", "k", "run", "ac", "nmi", "status"])
+    config = SimpleNamespace(name="t", published={"claims": [
+        {"method": "A", "over": ("B",), "source": "s"},
+        {"method": "C", "over": ("A",), "source": "s"}]})
+    a, c = judge(config, summarize(runs, ["A", "B", "C"], [2, 3]), runs)
+    assert a["ac_margin"] == pytest.approx((0.8 + 0.8) / 2 - (0.55 + 0.5) / 2)
+    assert np.isnan(a["ac_margin_hw"])
+    assert np.isnan(c["ac_margin"]) and np.isnan(c["ac_margin_hw"]) and not c["holds"]
+    runs.loc[(runs.method == "B") & (runs.k == 3) & (runs.run == 1), "status"] = "ok"
+    a, _ = judge(config, summarize(runs, ["A", "B", "C"], [2, 3]), runs)
+    assert a["ac_margin_hw"] > 0

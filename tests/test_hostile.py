@@ -503,7 +503,8 @@ def test_readings_of_an_unknown_paper_name_the_known_ones(tmp_path):
 def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monkeypatch):
     """The README's summary line belongs to the default results folder: a report on another
     writes only in that folder, unless --readme is given."""
-    out = _copy(clean, tmp_path)
+    out = tmp_path / "other" / "tiny"
+    shutil.copytree(clean[1], out)
     readme = tmp_path / "README.md"
     readme.write_text("# x\n<!-- reproduction:start -->\nold\n<!-- reproduction:end -->\n")
     monkeypatch.chdir(tmp_path)
@@ -517,3 +518,25 @@ def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monk
 def test_check_without_results_fails(tmp_path, clean):
     res = cli("check", clean[0], "--results", tmp_path)
     assert res.exit_code == 1 and "tiny: FAILED (no committed results in" in res.output
+
+
+def test_a_donor_whose_records_are_not_docfacts_gives_nothing(tmp_path, clean):
+    """A damaged folder among the donors is passed over: the run computes its rows."""
+    donor = _copy(clean, tmp_path)
+    runs = donor / "runs.csv"
+    runs.write_bytes(runs.read_bytes().replace(b",ac,", b",AC,", 1))
+    res = cli("run", clean[0], "--out", tmp_path / "new", "--donors", donor, "--jobs", 1,
+              "--quiet")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "new" / "runs.csv").read_bytes() == (clean[1] / "runs.csv").read_bytes()
+
+
+def test_a_last_record_cut_inside_a_character_is_dropped_as_cut(tmp_path, clean):
+    """A writer stopped in the middle of a two-byte character: the cut record is dropped, the
+    complete ones read, and the folder is not refused."""
+    out = _copy(clean, tmp_path)
+    complete = RunStore(out).read(["KM", "NMF"])
+    with (out / "runs.csv").open("ab") as f:
+        f.write("9,9,KM,ok,0.5,0.5,,nan,18,a b,Ü".encode()[:-1])
+    assert sorted(RunStore(out).read(["KM", "NMF"])) == sorted(complete)
+    assert len(read_runs(out / "runs.csv")) == 2 * len(complete)

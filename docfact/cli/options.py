@@ -46,16 +46,18 @@ def data_options(command):
 
 
 def _positive_or_all(ctx, param, value):
+    """--jobs' check: joblib takes a positive count, or -1 for every core."""
     if value == 0 or value < -1:
         raise ConfigError(f"--jobs: a positive number of workers, or -1 for all cores; got "
                           f"{value}")
     return value
 
 
-def jobs_option(default: int, help: str):
+def jobs_option(default: int):
     """--jobs: joblib's n_jobs, a positive number of workers or -1 for all cores."""
     return click.option("--jobs", type=int, default=default, show_default=True,
-                        callback=_positive_or_all, help=help)
+                        callback=_positive_or_all,
+                        help="Parallel runs (joblib; -1 = all cores).")
 
 
 def one_line(message: str) -> str:

@@ -45,7 +45,7 @@ def _readings_file(paper: str, configs: Path) -> Path:
 @click.option("--full", is_flag=True, help="Then run the chosen reading's full protocol "
                                            "(k and runs of the table's own config, "
                                            "CONFIGS/<table>.yaml), resumable.")
-@jobs_option(1, "Parallel runs (joblib; -1 = all cores).")
+@jobs_option(1)
 @click.option("--configs", default="configs", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the configs (readings in "
                                                      "CONFIGS/readings/PAPER.yaml).")

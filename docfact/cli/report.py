@@ -25,7 +25,7 @@ def report(results, readme, configs):
     from docfact.report.figures import draw_report
 
     draw_report(Path(results))
-    if readme is None and results == "results":
+    if readme is None and Path(results).resolve() == Path("results").resolve():
         readme = "README.md"
     text = write_report(Path(results), readme and Path(readme), Path(configs))
     click.echo(text.split("\n## ", 2)[1] if "\n## " in text else text)

@@ -39,7 +39,7 @@ def quick_k(ks) -> list:
                    "largest k, into quick/<config name> (--runs, --k and --out still apply).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
-@jobs_option(-1, "Parallel runs (joblib; -1 = all cores).")
+@jobs_option(-1)
 @click.option("--fresh", is_flag=True, help="Discard recorded runs and start over.")
 @click.option("--out", type=click.Path(file_okay=False), help="Results folder "
               "(default: results/<config name>).")
@@ -157,7 +157,7 @@ def show(folder, fmt):
                 type=click.Path(dir_okay=False))
 @click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Folder holding the committed result folders.")
-@jobs_option(1, "Parallel runs (joblib; -1 = all cores).")
+@jobs_option(1)
 @click.option("--quick/--full", default=True, show_default=True,
               help="Recompute the config's check pairs (the reduced protocol), or every "
                    "committed run, requiring runs.csv to be the same bytes.")
@@ -241,7 +241,7 @@ def validate(config_paths):
                                   "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
-@jobs_option(-1, "Parallel runs (joblib; -1 = all cores).")
+@jobs_option(-1)
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder (default: results/<config name>/sweep).")
 @data_options

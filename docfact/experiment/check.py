@@ -109,5 +109,5 @@ def _published(config: Config, fresh: pd.DataFrame, committed: pd.DataFrame) -> 
                 ref, what = ref / config.scale, "published average"
             if abs(ours - ref) > Z95 * se + margin:
                 failures.append(f"{m.name} {metric.upper()}: {ours:.3f} over k={ks} is off "
-                                f"{what} {ref:.3f} by more than 1.96 SE ({se:.3f}) + {margin}")
+                                f"{what} {ref:.3f} by more than {Z95} SE ({se:.3f}) + {margin}")
     return failures

@@ -30,7 +30,7 @@ from docfact.experiment.methods import Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
 from docfact.experiment.results import read_setup, read_timings
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-from docfact.experiment.store import Lock, RunStore, check_format
+from docfact.experiment.store import TIMING_FIELDS, Lock, RunStore, check_format
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
@@ -200,6 +200,8 @@ def _seconds(folder: Path) -> dict:
         t = read_timings(folder)
     except (OSError, ValueError):
         return {}
+    if list(t.columns) != TIMING_FIELDS:
+        return {}
     return {(int(k), int(r), m): float(s)
             for k, r, m, s in zip(t.k, t.run, t.method, t.seconds, strict=True)}
 
@@ -223,7 +225,10 @@ def _donated(folder: Path, config: Config, digest) -> dict:
     names = {m.name for m in config.methods if keys.get(m.name) == row_key(config, m)}
     if not names:
         return {}
-    runs = RunStore(folder).read([m.name for m in donor.methods])
+    try:
+        runs = RunStore(folder).read([m.name for m in donor.methods])
+    except DocfactError:  # records that are not docfact's: that folder's concern, not ours
+        return {}
     return {key: {row["method"]: row for row in rows if row["method"] in names}
             for key, rows in runs.items()}
 
@@ -318,7 +323,8 @@ def sub_run_objective(out: dict) -> float:
 
 def _owned(config: Config, path: Path) -> None:
     """ConfigError if the manifest at `path` names another table: --fresh discards a table's
-    own runs, never another's (an unreadable manifest is no table's: --fresh is its remedy)."""
+    own runs, never another's (an unreadable manifest is no table's: --fresh is its remedy).
+    By name only: a folder of a reading or a quick run holds a config named as its table."""
     try:
         owner = _read_manifest(path).get("config", config.name)
     except DocfactError:
@@ -326,7 +332,7 @@ def _owned(config: Config, path: Path) -> None:
     if owner != config.name:
         raise ConfigError(f"{path.parent} holds the runs of table {owner!r}, not "
                           f"{config.name!r}; --fresh discards a table's own runs only: choose "
-                          "--out")
+                          "--out, or remove that folder first")
 
 
 def _read_manifest(path: Path) -> dict:
@@ -348,7 +354,7 @@ def _make_folder(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         atomic.probe_writable(out)
     except OSError as e:
-        raise ConfigError(f"--out {out}: not a writable folder ({e.strerror})") from None
+        raise ConfigError(f"{out}: not a writable folder ({e.strerror})") from None
 
 
 def _versions() -> dict:

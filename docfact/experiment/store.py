@@ -51,9 +51,10 @@ def _csv(rows, fields) -> str:
 
 def complete_text(path: Path) -> str:
     """A records file's text without a last record cut short (no newline at its end: a writer
-    was interrupted, or is still writing)."""
-    text = atomic.read_text(path)
-    return text[: text.rfind("\n") + 1]
+    was interrupted, or is still writing; cut before decoding, since the cut may fall inside a
+    character). ValueError for complete lines that are not UTF-8."""
+    data = atomic.read_bytes(path)
+    return data[: data.rfind(b"\n") + 1].decode("utf-8")
 
 
 def read_records(path: Path, fields: list) -> list:
@@ -70,8 +71,8 @@ def read_records(path: Path, fields: list) -> list:
         raise DocfactError(f"{path}, line {reader.line_num}: not docfact's records ({e})"
                            ) from None
     if reader.fieldnames is not None and reader.fieldnames != fields:
-        raise DocfactError(f"{path}: not docfact's records (its header is not "
-                           f"{','.join(fields)}); rerun with --fresh or choose --out")
+        raise DocfactError(f"{path}: not docfact's records (its header differs from "
+                           "docfact's); rerun with --fresh or choose --out")
     return rows
 
 

@@ -6,7 +6,10 @@ every average of the report), exceeds that of every method it names. NMI is repo
 
 Every method of a table runs on the same draws, so a margin's uncertainty is that of the paired
 differences: at each k the runs where both methods succeeded give d = ours - rival, and the
-margin's standard error is that of the average over k of the per-k means of d.
+margin's standard error is that of the average over k of the per-k means of d (the margin
+itself compares each method's own averages, as the claim is stated; the two differ only where
+one method failed on a draw the other clustered). Unknown (NaN) when some k has fewer than two
+such runs.
 """
 
 import numpy as np
@@ -41,9 +44,12 @@ def paired_se(runs: pd.DataFrame, method: str, rival: str, metric: str) -> float
     both methods succeeded: sqrt(sum_k s_k^2 / n_k) / |k| (aggregate.average_se)."""
     ok = runs[runs["status"] == "ok"].pivot_table(index=["k", "run"], columns="method",
                                                   values=metric, aggfunc="first")
+    ok = ok.reindex(columns=[method, rival])  # a method without a successful run: all NaN
     d = (ok[method] - ok[rival]).dropna()
-    per_k = d.groupby(level="k").agg(["std", "count"])
-    return average_se(per_k["std"], per_k["count"]) if len(per_k) else np.nan
+    per_k = d.groupby(level="k").agg(["std", "count"]).reindex(sorted(runs["k"].unique()))
+    if per_k.empty or not (per_k["count"] >= 2).all():
+        return np.nan
+    return average_se(per_k["std"], per_k["count"])
 
 
 def claim_words(row: dict, methods: list) -> str:

@@ -208,18 +208,18 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
 def _claims_section(tables: list, results: Path) -> list:
     """The papers' headline claims on the primary tables (report.claims); a claim that fails
     links its paper's readings landscape and method audit (results/<paper>_readings/)."""
-    body = [[paper_of(info["config"].name), info["config"].name,
-             claim_words(c, [m.name for m in info["config"].methods]),
+    claims = [(info["config"], c) for _, _, info in tables if info["config"].kind == "table"
+              for c in info["claims"]]
+    if not claims:
+        return []
+    body = [[paper_of(config.name), config.name,
+             claim_words(c, [m.name for m in config.methods]),
              f"{c['ac']:.3f}", f"{c['ac_rival']} {c['ac'] - c['ac_margin']:.3f}",
              _margin(c, "ac"), _margin(c, "nmi"),
-             "holds" if c["holds"] else _evidence(info["config"].name, results)]
-            for _, _, info in tables if info["config"].kind == "table" for c in info["claims"]]
-    if not body:
-        return []
-    held = sum(row[-1] == "holds" for row in body)
-    claims = [c for _, _, info in tables if info["config"].kind == "table"
-              for c in info["claims"]]
-    ties = sum(abs(c["ac_margin"]) <= c["ac_margin_hw"] for c in claims)
+             "holds" if c["holds"] else _evidence(config.name, results)]
+            for config, c in claims]
+    held = sum(c["holds"] for _, c in claims)
+    ties = sum(abs(c["ac_margin"]) <= c["ac_margin_hw"] for _, c in claims)
     return ["## The papers' claims", "",
             f"Each paper's headline claim that its method leads, held against the primary "
             f"tables (AC averaged over k; NMI beside it): **{held} of {len(body)} hold**. The "
@@ -227,8 +227,9 @@ def _claims_section(tables: list, results: Path) -> list:
             "what was tried: every reading of the paper's unstated settings with its numbers, "
             "and the audit of the method (derivation checks, toys). Each margin carries the "
             "half-width of its 95% interval, paired over the draws (every method of a table "
-            f"clusters the same documents); {ties} of the {len(body)} AC margins are within it "
-            "of zero, a tie on these draws.", "",
+            f"clusters the same documents; n/a where some k has fewer than two paired runs); "
+            f"the 95% interval of {ties} of the {len(body)} AC margins includes zero, a tie on "
+            "these draws.", "",
             tabulate(body, ["paper", "table", "claim", "AC", "strongest other (AC)", "AC margin",
                             "NMI margin", "claim"], tablefmt="github", disable_numparse=True),
             ""]
@@ -323,8 +324,12 @@ def _figures(folder: Path) -> str:
 
 
 def _margin(claim: dict, metric: str) -> str:
-    """'+0.010 ± 0.008': a claim's margin and the half-width of its 95% interval."""
-    return f"{claim[f'{metric}_margin']:+.3f} ± {claim[f'{metric}_margin_hw']:.3f}"
+    """'+0.010 ± 0.008': a claim's margin and the half-width of its 95% interval ('± n/a'
+    when unknown; blank without a margin)."""
+    margin, hw = claim[f"{metric}_margin"], claim[f"{metric}_margin_hw"]
+    if np.isnan(margin):
+        return ""
+    return f"{margin:+.3f} ± " + ("n/a" if np.isnan(hw) else f"{hw:.3f}")
 
 
 def _f(value, sign=""):
