@@ -540,3 +540,17 @@ def test_a_last_record_cut_inside_a_character_is_dropped_as_cut(tmp_path, clean)
         f.write("9,9,KM,ok,0.5,0.5,,nan,18,a b,Ü".encode()[:-1])
     assert sorted(RunStore(out).read(["KM", "NMF"])) == sorted(complete)
     assert len(read_runs(out / "runs.csv")) == 2 * len(complete)
+
+
+def test_timings_that_are_not_docfacts_are_refused_and_kept(tmp_path, clean):
+    """timings.csv with a renamed column: run and report say so in one line, the file kept."""
+    out = _copy(clean, tmp_path)
+    timings = out / "timings.csv"
+    timings.write_bytes(timings.read_bytes().replace(b",seconds", b",secs", 1))
+    before = [_snapshot(out / name) for name in ("runs.csv", "timings.csv")]
+    for args in (("run", clean[0], "--out", out, "--jobs", 1, "--quiet"),
+                 ("report", "--results", out.parent)):
+        res = cli(*args)
+        one_line_error(res)
+        assert f"{timings}" in res.output and "not docfact's" in res.output, (args, res.output)
+    assert [_snapshot(out / name) for name in ("runs.csv", "timings.csv")] == before

@@ -138,7 +138,8 @@ def test_runtime_is_the_recorded_wall_time_or_its_lower_bound(tmp_path):
     from docfact.report.tables import runtime
 
     pd.DataFrame({"k": [2] * 4, "run": [0, 0, 1, 1], "method": ["A", "B"] * 2,
-                  "seconds": [60.0, 60.0, 60.0, 60.0]}).to_csv(tmp_path / "timings.csv")
+                  "seconds": [60.0, 60.0, 60.0, 60.0]}
+                 ).to_csv(tmp_path / "timings.csv", index=False)
     manifest = {"wall_seconds": [100.0, 30.0], "jobs": 2, "cores": 2}
     assert runtime(tmp_path, manifest) == "2 min"
     manifest["wall_seconds"] = [90.0]

@@ -15,7 +15,7 @@ import yaml
 from docfact import atomic
 from docfact.config import parse_config
 from docfact.errors import DocfactError
-from docfact.experiment.store import FIELDS, TEXT_FIELDS, check_format, complete_text
+from docfact.experiment.store import FIELDS, TEXT_FIELDS, TIMING_FIELDS, check_format, complete_text
 
 
 def read_setup(folder: Path) -> tuple:
@@ -58,8 +58,16 @@ def _first_line(e: Exception) -> str:
 
 
 def read_timings(folder: Path) -> pd.DataFrame:
-    """timings.csv as a frame (k, run, method, seconds)."""
-    return pd.read_csv(io.StringIO(atomic.read_text(Path(folder) / "timings.csv")))
+    """timings.csv as a frame (k, run, method, seconds); DocfactError for a file that is not
+    docfact's (not CSV or text, another header)."""
+    path = Path(folder) / "timings.csv"
+    try:
+        timings = pd.read_csv(io.StringIO(complete_text(path), newline=""))
+    except (ValueError, pd.errors.ParserError) as e:
+        raise DocfactError(f"{path}: not docfact's timings ({_first_line(e)})") from None
+    if list(timings.columns) != TIMING_FIELDS:
+        raise DocfactError(f"{path}: not docfact's timings (its header differs from docfact's)")
+    return timings
 
 
 def read_folder(folder: Path):

@@ -30,7 +30,7 @@ from docfact.experiment.methods import Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
 from docfact.experiment.results import read_setup, read_timings
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-from docfact.experiment.store import TIMING_FIELDS, Lock, RunStore, check_format
+from docfact.experiment.store import Lock, RunStore, check_format
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
@@ -198,9 +198,7 @@ def _seconds(folder: Path) -> dict:
     """{(k, run, method): seconds} of folder's timings.csv (empty when it has none)."""
     try:
         t = read_timings(folder)
-    except (OSError, ValueError):
-        return {}
-    if list(t.columns) != TIMING_FIELDS:
+    except (OSError, DocfactError):
         return {}
     return {(int(k), int(r), m): float(s)
             for k, r, m, s in zip(t.k, t.run, t.method, t.seconds, strict=True)}
