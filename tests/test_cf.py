@@ -220,6 +220,28 @@ def test_starts_advanced_together_equal_starts_advanced_one_by_one(data, operato
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+def test_shi_malik_embedding_is_the_generalized_eigenvectors_of_the_cut(data, kernel):
+    """NC's embedding "shi_malik" spans the top-k generalized eigenvectors of K y = mu D y
+    (D = diag(K 1)), the relaxed indicators of Shi and Malik's normalized cut, solved here by
+    scipy's generalized eigensolver; "eigenvectors" spans D^1/2 of them, and AA (no weighting)
+    is the same under both."""
+    from scipy.linalg import eigh, subspace_angles
+
+    X, _ = data
+    K = polynomial_kernel(X, 2) if kernel == "polynomial" else (X @ X.T).toarray()
+    d = K.sum(axis=1)
+    _, Z = eigh(K, np.diag(d), subset_by_index=[len(K) - 3, len(K) - 1])
+    fits = {e: SpectralClustering(3, kernel=kernel, ncw=True, embedding=e, random_state=0).fit(X)
+            for e in ("eigenvectors", "shi_malik")}
+    assert subspace_angles(fits["shi_malik"].embedding_, Z).max() < 1e-6
+    assert subspace_angles(fits["eigenvectors"].embedding_, np.sqrt(d)[:, None] * Z).max() < 1e-6
+    assert subspace_angles(fits["eigenvectors"].embedding_, Z).max() > 1e-3
+    aa = [SpectralClustering(3, kernel=kernel, embedding=e, random_state=0).fit(X).embedding_
+          for e in ("eigenvectors", "shi_malik")]
+    assert np.array_equal(*aa)
+
+
 def test_spectral_refuses_k_beyond_the_rank():
     X = np.array([[1.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 2, 0]])  # rank 2
     for kernel in ("linear", "polynomial"):

@@ -230,6 +230,33 @@ def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
         rd.load_readings(path)
 
 
+def test_a_setting_may_name_the_methods_it_sets(tmp_path):
+    """A setting's `methods` sets those rows only (NC's embedding leaves AA's rows, which
+    share NC's algorithm, to be taken from other readings); a stated parameter or a method the
+    table lacks is refused."""
+    path = _readings_file(tmp_path)
+    raw = yaml.safe_load(path.read_text())
+    raw["settings"]["starts"]["best10"]["set"]["methods"] = {
+        "NC": {"embedding": "shi_malik"}, "NC-poly": {"embedding": "shi_malik"}}
+    path.write_text(yaml.safe_dump(raw))
+    config = load_config(ROOT / "configs" / "lccf_tdt2_reference.yaml")
+    spec = rd.load_readings(path)
+    got = {m.name: m for m in rd.reading_config(config, spec, "corpus-best10").methods}
+    assert got["NC"].params["embedding"] == got["NC-poly"].params["embedding"] == "shi_malik"
+    assert got["KM"].params["n_replicates"] == 10  # and the setting's algorithms
+    assert all("embedding" not in got[m].params for m in ("AA", "AA-poly"))
+    assert all("embedding" not in m.params
+               for m in rd.reading_config(config, spec, "reference").methods)
+    raw["settings"]["starts"]["best10"]["set"]["methods"] = {"Nope": {"embedding": "shi_malik"}}
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="names method 'Nope'"):
+        rd.reading_config(config, rd.load_readings(path), "corpus-best10")
+    raw["settings"]["starts"]["best10"]["set"]["methods"] = {"NC": {"degree": 3}}
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="methods.NC: degree is stated"):
+        rd.load_readings(path)
+
+
 CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources",
           "pspt": "corpus-relative-zero", "lcf": "objective-argmax"}
 CORPORA = {"lcf": ("yale", "orl")}

@@ -2,7 +2,9 @@
 
 AA (average association; Zha et al. 2001): k-means on the top-k eigenvectors of the document
 affinity K = X X^T (samples as rows), the spectral relaxation of k-means. NC (normalized cut) is
-AA on the NC-weighted affinity D^-1/2 K D^-1/2, D = diag(K 1) (Xu et al. 2003). LSI + k-means
+AA on the NC-weighted affinity D^-1/2 K D^-1/2, D = diag(K 1) (Xu et al. 2003), or k-means on
+Shi and Malik's (2000) relaxed cut indicators D^-1/2 Y, the generalized eigenvectors of
+(D - K) y = mu D y, where Y holds the top-k eigenvectors of D^-1/2 K D^-1/2. LSI + k-means
 clusters U_k S_k, the documents in the k-dimensional latent semantic space. For the linear kernel
 the eigenvectors of K are the left singular vectors of X (computed sparse, K never formed).
 """
@@ -83,22 +85,29 @@ def _leading(K: np.ndarray, k: int) -> tuple:
 
 
 class SpectralClustering(_Embedding):
-    """AA (ncw=False) or NC (ncw=True): k-means on the top-k eigenvectors of the affinity.
+    """AA (ncw=False) or NC (ncw=True): k-means on the top-k eigenvectors Y (n, k) of the
+    affinity (NC-weighted when ncw).
 
     kernel : "linear" (K = X X^T), "polynomial" ((X X^T)^degree) or "precomputed" (X is K).
+    embedding : NC's points: "eigenvectors" (Y, AA on the NC-weighted data as Xu et al. 2003
+        read NC) or "shi_malik" (D^-1/2 Y, Shi and Malik's relaxed cut indicators); the same for
+        AA, whose D is the identity.
     n_replicates, init, max_iter : of the k-means step (`KMeans`).
     Attributes: labels_, embedding_ (n_samples, k).
     """
 
-    _parameter_constraints = {**KMEANS_CONSTRAINTS, **KERNEL_CONSTRAINTS}
+    _parameter_constraints = {**KMEANS_CONSTRAINTS, **KERNEL_CONSTRAINTS,
+                              "embedding": [options("eigenvectors", "shi_malik")]}
     uses_kernel = True  # the contract (docfact/algorithms/__init__.py)
 
-    def __init__(self, n_clusters, *, kernel="linear", degree=2, ncw=False, n_replicates=1,
-                 init="random", max_iter=100, random_state=None):
+    def __init__(self, n_clusters, *, kernel="linear", degree=2, ncw=False,
+                 embedding="eigenvectors", n_replicates=1, init="random", max_iter=100,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.degree = degree
         self.ncw = ncw
+        self.embedding = embedding
         self.n_replicates = n_replicates
         self.init = init
         self.max_iter = max_iter
@@ -108,8 +117,10 @@ class SpectralClustering(_Embedding):
     def fit(self, X, y=None):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
         rng = check_random_state(self.random_state)
-        K, _ = affinity(X, self.kernel, self.degree, self.ncw)
+        K, g = affinity(X, self.kernel, self.degree, self.ncw)
         self.embedding_ = top_eigenvectors(K, self.n_clusters, rng)
+        if self.embedding == "shi_malik" and g is not None:
+            self.embedding_ *= g[:, None]
         self.labels_ = KMeans(self.n_clusters, n_replicates=self.n_replicates, init=self.init,
                               max_iter=self.max_iter, random_state=rng).fit(
                                   self.embedding_).labels_

@@ -147,10 +147,17 @@ def _check_fixed(spec: dict, where: str) -> None:
     patch = spec.get("set") or {}
     if not isinstance(patch, dict) or set(patch) - {"methods"}:
         raise ConfigError(f"{where}.set: may set only methods (method -> parameters)")
-    for method, params in (patch.get("methods") or {}).items():
+    _check_unstated(patch, "methods", where)
+
+
+def _check_unstated(patch: dict, key: str, where: str) -> None:
+    """`patch[key]` maps names (methods or algorithms) to parameters, none stated by a paper."""
+    if not isinstance(patch.get(key) or {}, dict):
+        raise ConfigError(f"{where}.set.{key}: a mapping of name -> parameters")
+    for name, params in (patch.get(key) or {}).items():
         stated = sorted(set(params or {}) & STATED)
         if stated:
-            raise ConfigError(f"{where}.set.methods.{method}: {', '.join(stated)} is stated "
+            raise ConfigError(f"{where}.set.{key}.{name}: {', '.join(stated)} is stated "
                               "by the paper and never varied")
 
 
@@ -163,17 +170,11 @@ def _check_patch(patch, where: str) -> None:
             if bad:
                 raise ConfigError(f"{where}.set.{key}: may set only "
                                   f"{', '.join(sorted(SETTABLE[key]))}")
-        elif key == "algorithms":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{where}.set.algorithms: a mapping of algorithm -> parameters")
-            for algorithm, params in value.items():
-                stated = sorted(set(params or {}) & STATED)
-                if stated:
-                    raise ConfigError(f"{where}.set.algorithms.{algorithm}: {', '.join(stated)} "
-                                      "is stated by the paper and never varied")
+        elif key in ("algorithms", "methods"):
+            _check_unstated(patch, key, where)
         elif key != "labels":
             raise ConfigError(f"{where}.set: unknown key {key!r}; allowed: algorithms, data, "
-                              "labels, protocol")
+                              "labels, methods, protocol")
 
 
 def fixed_methods(readings: Readings) -> dict:
@@ -184,6 +185,15 @@ def fixed_methods(readings: Readings) -> dict:
             for method, params in ((spec.get("set") or {}).get("methods") or {}).items():
                 out.setdefault(method, {}).update(params or {})
     return out
+
+
+def _set_methods(raw: dict, table: str, methods: dict) -> None:
+    """Give the named methods of a raw config their parameters (a setting names its methods)."""
+    for method, params in methods.items():
+        if method not in raw["methods"]:
+            raise ConfigError(f"{table}: a setting names method {method!r}, which the table "
+                              "does not have")
+        raw["methods"][method].update(params or {})
 
 
 def reading_config(config: Config, readings: Readings, reading: str, name=None) -> Config:
@@ -197,11 +207,7 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
         raw["numerics"] = dict(readings.numerics)
     if isinstance(raw.get("report"), dict):
         raw["report"].pop("kind", None)
-    for method, params in fixed_methods(readings).items():
-        if method not in raw["methods"]:
-            raise ConfigError(f"{config.name}: a fixed setting names method {method!r}, "
-                              "which the table does not have")
-        raw["methods"][method].update(params)
+    _set_methods(raw, config.name, fixed_methods(readings))
     for setting, value in readings.readings[reading].items():
         patch = readings.settings[setting][value].get("set") or {}
         for key in SETTABLE:
@@ -215,6 +221,7 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
             for spec in raw["methods"].values():
                 if spec["algorithm"] == algorithm:
                     spec.update(params)
+        _set_methods(raw, config.name, patch.get("methods") or {})
     return plan.resolve(parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
                                      default_name=raw.get("name", config.name),
                                      check=plan.problems))
