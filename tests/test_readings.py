@@ -257,7 +257,7 @@ def test_a_setting_may_name_the_methods_it_sets(tmp_path):
         rd.load_readings(path)
 
 
-CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources",
+CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources-sm",
           "pspt": "corpus-relative-zero", "lcf": "objective-argmax"}
 CORPORA = {"lcf": ("yale", "orl")}
 
