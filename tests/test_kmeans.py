@@ -8,7 +8,13 @@ import scipy.sparse as sp
 
 from docfact.algorithms import KMeans, LSIKMeans
 from docfact.algorithms.kernels import kernel_operator
-from docfact.algorithms.kmeans import NCutAffinity, _lloyd_weighted, _weighted_step
+from docfact.algorithms.kmeans import (
+    NCutAffinity,
+    _lloyd_weighted,
+    _lloyd_weighted_from,
+    _weighted_step,
+    cut_indicators,
+)
 from docfact.metrics import accuracy
 from tests.synthetic import three_topics
 
@@ -218,6 +224,51 @@ def test_km_ncw_separates_two_document_classes(form, kernel):
     assert all(km.inertia_ >= truth - 1e-12 * abs(truth) for km in singles)
     if form == "ncut_hollow":
         assert all(accuracy(y, km.labels_) == 1.0 for km in singles)
+@pytest.mark.parametrize("form", ["ncut", "ncut_hollow"])
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+def test_cut_indicators_are_the_generalized_eigenvectors_of_the_affinity(form, kernel):
+    """The spectral start's points span the top-k generalized eigenvectors of A z = mu D z,
+    A written out from the features (diagonal zeroed for ncut_hollow), solved by scipy."""
+    from scipy.linalg import eigh, subspace_angles
+
+    X = small_docs()
+    F = features(X, kernel)
+    A = F @ F.T
+    if form == "ncut_hollow":
+        np.fill_diagonal(A, 0.0)
+    _, Z = eigh(A, np.diag(A.sum(axis=1)), subset_by_index=[len(A) - 3, len(A) - 1])
+    op = NCutAffinity(kernel_operator(X, kernel), self_loops=form == "ncut")
+    assert subspace_angles(cut_indicators(op, 3), Z).max() < 1e-6
+
+
+@pytest.mark.parametrize("kernel", ["linear", "polynomial"])
+def test_spectral_start_refines_the_spectral_partition(kernel):
+    """init="spectral": the weighted iterations start from the partition k-means finds on the
+    cut indicators (the same replicates and seed), and never raise its objective; on two
+    well-separated classes of unequal size the classes come out exactly."""
+    X, _ = three_topics(5, n_terms=40, per_class=30, noise=0.6)
+    op = NCutAffinity(kernel_operator(X, kernel), self_loops=False)
+    km = KMeans(3, ncw=True, form="ncut_hollow", kernel=kernel, init="spectral", n_replicates=4,
+                random_state=5).fit(X)
+    start = KMeans(3, n_replicates=4, random_state=np.random.RandomState(5)).fit(
+        cut_indicators(op, 3)).labels_
+    objective = op.d @ op.distances(np.eye(3)[start])[np.arange(len(start)), start]
+    assert km.inertia_ <= objective + 1e-12 * abs(objective)
+    history = []
+    _lloyd_weighted_from(op, np.eye(3)[start], 100, history)
+    assert km.inertia_ == history[-1]
+    X, y = two_topics(150)
+    keep = np.r_[np.flatnonzero(y == 0)[:25], np.flatnonzero(y == 1)]
+    labels = KMeans(2, ncw=True, form="ncut_hollow", kernel=kernel, init="spectral",
+                    random_state=0).fit(X[keep]).labels_
+    assert accuracy(y[keep], labels) == 1.0
+
+
+def test_spectral_start_needs_a_cut_form():
+    with pytest.raises(ValueError, match="init='spectral' needs form"):
+        KMeans(2, ncw=True, init="spectral").fit(np.eye(4))
+
+
 def test_kmeans_plusplus_starts_are_distinct_and_spread():
     """k-means++ draws distinct start points; on three far blobs its starts fall in three
     different blobs far more often than uniform starts do."""

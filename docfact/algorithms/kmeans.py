@@ -17,13 +17,17 @@ weights w_i = d_i (d = A 1, A the affinity), kernel D^-1 A D^-1, centres weighte
     dist(i, c) = A_ii / d_i^2 - 2 A(i, c) / (d_i s_c) + A(c, c) / s_c^2,
 A(i, c) = sum_{j in c} A_ij, A(c, c) = sum_{j, l in c} A_jl, s_c = sum_{j in c} d_j, and
     sum_i d_i dist(i, c_i) = sum_i A_ii / d_i - k + NCut.
-form="ncut_hollow" is that with A_ii = 0 (no self-loops, before d is formed).
+form="ncut_hollow" is that with A_ii = 0 (no self-loops, before d is formed). Its start
+init="spectral" is Dhillon, Guan and Kulis' own: the partition that k-means finds on the relaxed
+cut indicators D^-1/2 Y (Y the top-k eigenvectors of D^-1/2 A D^-1/2, Shi and Malik), from which
+the weighted iterations go on.
 """
 
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -35,7 +39,7 @@ from docfact.algorithms._validation import integer, options
 from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, affinity, kernel_operator
 
 FORMS = ("scaled", "ncut", "ncut_hollow")  # of the NC weighting
-INITS = ("random", "k-means++")
+INITS = ("random", "k-means++", "spectral")
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -45,9 +49,11 @@ class KMeans(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int
     n_replicates : int, random restarts; the best by sum of distances is kept.
-    init : "random" (k distinct points drawn uniformly, litekmeans) or "k-means++" (each next
+    init : "random" (k distinct points drawn uniformly, litekmeans), "k-means++" (each next
         start point drawn with probability proportional to its squared distance to the nearest
-        one drawn; Arthur and Vassilvitskii 2007), in the space the iterations run in.
+        one drawn; Arthur and Vassilvitskii 2007), in the space the iterations run in, or, for
+        the ncut forms, "spectral" (the partition of k-means, n_replicates random starts, on the
+        relaxed cut indicators D^-1/2 Y of the same affinity; Dhillon, Guan, Kulis 2004).
     max_iter : int, Lloyd iterations per replicate (100 in litekmeans).
     kernel : "linear" (k-means on the rows of X), "polynomial" ((X X^T)^degree) or
         "precomputed" (X is the kernel K, (n, n)).
@@ -94,8 +100,10 @@ class KMeans(ClusterMixin, BaseEstimator):
     def _validate_params(self):
         """scikit-learn's checks of each parameter, then of their combinations."""
         super()._validate_params()
-        if self.init != "random" and self.form != "scaled":
+        if self.init == "k-means++" and self.form != "scaled":
             raise ValueError("init='k-means++' needs form='scaled'")
+        if self.init == "spectral" and self.form == "scaled":
+            raise ValueError("init='spectral' needs form='ncut' or 'ncut_hollow'")
         if self.metric == "cosine" and self.kernel != "linear":
             raise ValueError("metric='cosine' needs kernel='linear'")
         if self.form != "scaled" and not (self.ncw and self.metric == "euclidean"):
@@ -119,6 +127,13 @@ class KMeans(ClusterMixin, BaseEstimator):
             else:
                 X, lloyd = K.K, _lloyd_kernel
         rng = check_random_state(self.random_state)
+        if self.init == "spectral":
+            start = KMeans(self.n_clusters, n_replicates=self.n_replicates,
+                           max_iter=self.max_iter, random_state=rng).fit(
+                               cut_indicators(X, self.n_clusters)).labels_
+            E = _indicator(start, self.n_clusters)
+            self.labels_, self.inertia_ = _lloyd_weighted_from(X, E, self.max_iter)
+            return self
         best = None
         for _ in range(self.n_replicates):
             if self.init == "random":
@@ -235,19 +250,45 @@ class NCutAffinity:
                 + np.sum(E * AE, axis=0) / s**2)
 
 
+def cut_indicators(A: NCutAffinity, k: int) -> np.ndarray:
+    """D^-1/2 Y (n, k): Y the k leading eigenvectors of D^-1/2 A D^-1/2 (Lanczos from a start
+    vector of its own, as spectral.py), the relaxed indicators of the normalized cut of A."""
+    g = 1.0 / np.sqrt(A.d)
+    M = LinearOperator((A.n, A.n), dtype=float,
+                       matvec=lambda y: g * A.dot((g * np.ravel(y))[:, None])[:, 0])
+    if k < A.n - 1:
+        values, Y = eigsh(M, k=k, which="LA", v0=np.random.RandomState(A.n).uniform(-1, 1, A.n))
+    else:
+        values, Y = np.linalg.eigh(M @ np.eye(A.n))
+    return g[:, None] * Y[:, np.argsort(values)[::-1][:k]]
+
+
+def _indicator(labels: np.ndarray, k: int) -> np.ndarray:
+    """E (n, k): E_ic = 1 where sample i is in cluster c."""
+    E = np.zeros((len(labels), k))
+    E[np.arange(len(labels)), labels] = 1.0
+    return E
+
+
 def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
-    """Weighted kernel k-means (Dhillon, Guan, Kulis 2004) from the points `start`: each point
-    to its nearest d-weighted centre, then the centres recomputed. An emptied cluster is
-    re-seeded with the point farthest from its centre. Returns (labels, sum_i d_i dist(i, c_i));
-    appends that objective after each assignment to `history` if given.
+    """Weighted kernel k-means (Dhillon, Guan, Kulis 2004) from the points `start`
+    (_lloyd_weighted_from, each point a cluster of its own)."""
+    E = np.zeros((A.n, len(start)))
+    E[start, np.arange(len(start))] = 1.0
+    return _lloyd_weighted_from(A, E, max_iter, history)
+
+
+def _lloyd_weighted_from(A: NCutAffinity, E, max_iter, history=None):
+    """Weighted kernel k-means from the clusters E (n, k) indicates: each point to its nearest
+    d-weighted centre, then the centres recomputed. An emptied cluster is re-seeded with the
+    point farthest from its centre. Returns (labels, sum_i d_i dist(i, c_i)); appends that
+    objective after each assignment to `history` if given.
 
     Everything an iteration computes follows from the distances of the one before, so once the
     distances repeat bit for bit (a cluster emptied and re-seeded in turn: a 2-cycle in most
     collapsing runs) the iterations left are a replay; they are read from the cycle instead of
     computed, with the same result as computing them."""
-    n, k = A.n, len(start)
-    E = np.zeros((n, k))
-    E[start, np.arange(k)] = 1.0
+    n, k = E.shape
     dist = A.distances(E)
     labels = dist.argmin(axis=1)
     seen, states, objectives = {}, [], []  # an iteration's distances (bytes) -> its index
