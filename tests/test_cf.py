@@ -240,6 +240,12 @@ def test_shi_malik_embedding_is_the_generalized_eigenvectors_of_the_cut(data, ke
     aa = [SpectralClustering(3, kernel=kernel, embedding=e, random_state=0).fit(X).embedding_
           for e in ("eigenvectors", "shi_malik")]
     assert np.array_equal(*aa)
+    rng = np.random.RandomState(0)  # as the fit draws: the linear kernel's Lanczos start first
+    if kernel == "linear":
+        rng.uniform(-1, 1, min(X.shape))
+    fit = fits["shi_malik"]
+    np.testing.assert_array_equal(
+        fit.labels_, KMeans(3, random_state=rng).fit(fit.embedding_).labels_)
 
 
 def test_spectral_refuses_k_beyond_the_rank():

@@ -255,6 +255,18 @@ def test_a_setting_may_name_the_methods_it_sets(tmp_path):
     path.write_text(yaml.safe_dump(raw))
     with pytest.raises(ConfigError, match="methods.NC: degree is stated"):
         rd.load_readings(path)
+    # method-level values come after every algorithm-level one; two that disagree are refused
+    # (the settings in the file's order: read-out, starts, weighting)
+    del raw["settings"]["starts"]["best10"]["set"]["methods"]
+    raw["settings"]["read-out"]["argmax"]["set"]["methods"] = {"KM": {"n_replicates": 3}}
+    path.write_text(yaml.safe_dump(raw))
+    got = {m.name: m for m in rd.reading_config(config, rd.load_readings(path),
+                                                "corpus-best10").methods}
+    assert got["KM"].params["n_replicates"] == 3 and got["KM-NCW"].params["n_replicates"] == 10
+    raw["fixed"] = {"KM": {"set": {"methods": {"KM": {"n_replicates": 5}}}, "grounds": "x"}}
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="two settings give KM's n_replicates"):
+        rd.reading_config(config, rd.load_readings(path), "corpus-best10")
 
 
 CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources-sm",

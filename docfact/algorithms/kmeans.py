@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -53,7 +53,8 @@ class KMeans(ClusterMixin, BaseEstimator):
         start point drawn with probability proportional to its squared distance to the nearest
         one drawn; Arthur and Vassilvitskii 2007), in the space the iterations run in, or, for
         the ncut forms, "spectral" (the partition of k-means, n_replicates random starts, on the
-        relaxed cut indicators D^-1/2 Y of the same affinity; Dhillon, Guan, Kulis 2004).
+        relaxed cut indicators D^-1/2 Y of the same affinity, from which the weighted iterations
+        run once; Dhillon, Guan, Kulis 2004).
     max_iter : int, Lloyd iterations per replicate (100 in litekmeans).
     kernel : "linear" (k-means on the rows of X), "polynomial" ((X X^T)^degree) or
         "precomputed" (X is the kernel K, (n, n)).
@@ -243,22 +244,35 @@ class NCutAffinity:
         return AE if self.drop is None else AE - self.drop[:, None] * E
 
     def distances(self, E: np.ndarray) -> np.ndarray:
-        """dist(i, c) (n, k) to the d-weighted centres of the clusters E (n, k) indicates."""
+        """dist(i, c) (n, k) to the d-weighted centres of the clusters E (n, k) indicates; +inf
+        to an empty cluster's (no centre: no point joins it, and the iterations re-seed it)."""
         s = self.d @ E
+        empty = s == 0
+        if empty.any():
+            s = np.where(empty, 1.0, s)
         AE = self.dot(E)
-        return ((self.a / self.d**2)[:, None] - 2 * AE / (self.d[:, None] * s)
+        dist = ((self.a / self.d**2)[:, None] - 2 * AE / (self.d[:, None] * s)
                 + np.sum(E * AE, axis=0) / s**2)
+        dist[:, empty] = np.inf
+        return dist
 
 
 def cut_indicators(A: NCutAffinity, k: int) -> np.ndarray:
-    """D^-1/2 Y (n, k): Y the k leading eigenvectors of D^-1/2 A D^-1/2 (Lanczos from a start
-    vector of its own, as spectral.py), the relaxed indicators of the normalized cut of A."""
+    """D^-1/2 Y (n, k), Y the k leading eigenvectors of D^-1/2 A D^-1/2: the top-k generalized
+    eigenvectors of A z = lambda D z, the relaxed indicators of the normalized cut of A (Shi and
+    Malik). Lanczos through A's products, from a start vector of its own (as spectral.py); the
+    dense decomposition when k >= n - 1 or when Lanczos does not converge."""
     g = 1.0 / np.sqrt(A.d)
     M = LinearOperator((A.n, A.n), dtype=float,
                        matvec=lambda y: g * A.dot((g * np.ravel(y))[:, None])[:, 0])
+    values = None
     if k < A.n - 1:
-        values, Y = eigsh(M, k=k, which="LA", v0=np.random.RandomState(A.n).uniform(-1, 1, A.n))
-    else:
+        try:
+            values, Y = eigsh(M, k=k, which="LA",
+                              v0=np.random.RandomState(A.n).uniform(-1, 1, A.n))
+        except ArpackNoConvergence:
+            pass
+    if values is None:
         values, Y = np.linalg.eigh(M @ np.eye(A.n))
     return g[:, None] * Y[:, np.argsort(values)[::-1][:k]]
 

@@ -3,8 +3,9 @@
 AA (average association; Zha et al. 2001): k-means on the top-k eigenvectors of the document
 affinity K = X X^T (samples as rows), the spectral relaxation of k-means. NC (normalized cut) is
 AA on the NC-weighted affinity D^-1/2 K D^-1/2, D = diag(K 1) (Xu et al. 2003), or k-means on
-Shi and Malik's (2000) relaxed cut indicators D^-1/2 Y, the generalized eigenvectors of
-(D - K) y = mu D y, where Y holds the top-k eigenvectors of D^-1/2 K D^-1/2. LSI + k-means
+Shi and Malik's (2000) relaxed cut indicators D^-1/2 Y: with Y the top-k eigenvectors of
+D^-1/2 K D^-1/2, its columns are the top-k generalized eigenvectors of K z = lambda D z (the
+smallest of (D - K) z = mu D z, mu = 1 - lambda). LSI + k-means
 clusters U_k S_k, the documents in the k-dimensional latent semantic space. For the linear kernel
 the eigenvectors of K are the left singular vectors of X (computed sparse, K never formed).
 """
@@ -20,9 +21,10 @@ from docfact.algorithms._validation import options
 from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, LinearKernel, affinity
 from docfact.algorithms.kmeans import KMeans
 
-# The parameters of the k-means step, checked as `KMeans` checks them.
-KMEANS_CONSTRAINTS = {key: KMeans._parameter_constraints[key]
-                      for key in ("n_clusters", "n_replicates", "init", "max_iter", "random_state")}
+# The parameters of the k-means step, checked as `KMeans` checks them (its starts on points).
+KMEANS_CONSTRAINTS = {**{key: KMeans._parameter_constraints[key]
+                         for key in ("n_clusters", "n_replicates", "max_iter", "random_state")},
+                      "init": [options("random", "k-means++")]}
 
 
 class _Embedding(ClusterMixin, BaseEstimator):

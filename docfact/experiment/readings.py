@@ -30,8 +30,11 @@ reading: how a method must be computed whatever the reading, e.g. an audit's cor
 method (`{set: {methods: {KM-NCW: {form: ncut_hollow}}}, grounds: "..."}`).
 
 A value's `set` may hold `data` (weight_on, weighting), `protocol` (nmi), `labels` (the label
-reader of every factorization) and `algorithms` (algorithm -> parameters, for every method of
-that algorithm). Settings a paper states (lambda, p, eta, alpha, k, runs, t...) cannot be set.
+reader of every factorization), `algorithms` (algorithm -> parameters, for every method of
+that algorithm) and `methods` (method -> parameters, for the methods named; applied after every
+setting's `algorithms`; two settings, or a setting and a fixed one, giving one parameter of a
+method different values are refused). Settings a paper states (lambda, p, eta, alpha, k, runs,
+t...) cannot be set.
 
 Each reading's runs go to results/<paper>_readings/<reading>/<table>/, a results folder like any
 other; rows of methods the reading leaves unchanged are taken from the committed tables and from
@@ -187,13 +190,21 @@ def fixed_methods(readings: Readings) -> dict:
     return out
 
 
-def _set_methods(raw: dict, table: str, methods: dict) -> None:
-    """Give the named methods of a raw config their parameters (a setting names its methods)."""
-    for method, params in methods.items():
-        if method not in raw["methods"]:
-            raise ConfigError(f"{table}: a setting names method {method!r}, which the table "
-                              "does not have")
-        raw["methods"][method].update(params or {})
+def _set_methods(raw: dict, table: str, patches: list) -> None:
+    """Give the named methods of a raw config the parameters of every patch ({method:
+    parameters}: the fixed settings', then each setting's); a parameter two patches give
+    different values is refused, as is a method the table does not have."""
+    given = {}
+    for patch in patches:
+        for method, params in patch.items():
+            if method not in raw["methods"]:
+                raise ConfigError(f"{table}: a setting names method {method!r}, which the "
+                                  "table does not have")
+            for key, value in (params or {}).items():
+                if given.setdefault((method, key), value) != value:
+                    raise ConfigError(f"{table}: two settings give {method}'s {key} different "
+                                      f"values ({given[(method, key)]!r}, {value!r})")
+            raw["methods"][method].update(params or {})
 
 
 def reading_config(config: Config, readings: Readings, reading: str, name=None) -> Config:
@@ -207,7 +218,7 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
         raw["numerics"] = dict(readings.numerics)
     if isinstance(raw.get("report"), dict):
         raw["report"].pop("kind", None)
-    _set_methods(raw, config.name, fixed_methods(readings))
+    methods = [fixed_methods(readings)]
     for setting, value in readings.readings[reading].items():
         patch = readings.settings[setting][value].get("set") or {}
         for key in SETTABLE:
@@ -221,7 +232,8 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
             for spec in raw["methods"].values():
                 if spec["algorithm"] == algorithm:
                     spec.update(params)
-        _set_methods(raw, config.name, patch.get("methods") or {})
+        methods.append(patch.get("methods") or {})
+    _set_methods(raw, config.name, methods)
     return plan.resolve(parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
                                      default_name=raw.get("name", config.name),
                                      check=plan.problems))
