@@ -269,7 +269,7 @@ def test_a_setting_may_name_the_methods_it_sets(tmp_path):
         rd.reading_config(config, rd.load_readings(path), "corpus-best10")
 
 
-CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources-sm",
+CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources-sm-spectral",
           "pspt": "corpus-relative-zero", "lcf": "objective-argmax"}
 CORPORA = {"lcf": ("yale", "orl")}
 
