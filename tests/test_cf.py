@@ -157,12 +157,12 @@ def test_dense_kernel_eigenvectors_when_lanczos_does_not_converge(monkeypatch):
     """An ARPACK that does not converge falls back to the full decomposition, not an error."""
     from scipy.sparse.linalg import ArpackNoConvergence
 
-    from docfact.algorithms import spectral
+    from docfact.algorithms import kernels
 
     def fails(*args, **kwargs):
         raise ArpackNoConvergence("no convergence", np.empty(0), np.empty((0, 0)))
 
-    monkeypatch.setattr(spectral, "eigsh", fails)
+    monkeypatch.setattr(kernels, "eigsh", fails)
     A = np.random.RandomState(2).rand(40, 6)
     K = (A @ A.T) ** 2
     values, vectors = np.linalg.eigh(K)

@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -36,7 +36,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from docfact.algorithms._validation import integer, options
-from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, affinity, kernel_operator
+from docfact.algorithms.kernels import (
+    KERNEL_CONSTRAINTS,
+    affinity,
+    kernel_operator,
+    leading_eigenpairs,
+)
 
 FORMS = ("scaled", "ncut", "ncut_hollow")  # of the NC weighting
 INITS = ("random", "k-means++", "spectral")
@@ -260,21 +265,11 @@ class NCutAffinity:
 def cut_indicators(A: NCutAffinity, k: int) -> np.ndarray:
     """D^-1/2 Y (n, k), Y the k leading eigenvectors of D^-1/2 A D^-1/2: the top-k generalized
     eigenvectors of A z = lambda D z, the relaxed indicators of the normalized cut of A (Shi and
-    Malik). Lanczos through A's products, from a start vector of its own (as spectral.py); the
-    dense decomposition when k >= n - 1 or when Lanczos does not converge."""
+    Malik), by kernels.leading_eigenpairs through A's products."""
     g = 1.0 / np.sqrt(A.d)
     M = LinearOperator((A.n, A.n), dtype=float,
                        matvec=lambda y: g * A.dot((g * np.ravel(y))[:, None])[:, 0])
-    values = None
-    if k < A.n - 1:
-        try:
-            values, Y = eigsh(M, k=k, which="LA",
-                              v0=np.random.RandomState(A.n).uniform(-1, 1, A.n))
-        except ArpackNoConvergence:
-            pass
-    if values is None:
-        values, Y = np.linalg.eigh(M @ np.eye(A.n))
-    return g[:, None] * Y[:, np.argsort(values)[::-1][:k]]
+    return g[:, None] * leading_eigenpairs(M, k)[1]
 
 
 def _indicator(labels: np.ndarray, k: int) -> np.ndarray:

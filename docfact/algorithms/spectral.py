@@ -11,14 +11,19 @@ the eigenvectors of K are the left singular vectors of X (computed sparse, K nev
 """
 
 import numpy as np
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh, svds
+from scipy.sparse.linalg import svds
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from docfact.algorithms._validation import options
-from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, LinearKernel, affinity
+from docfact.algorithms.kernels import (
+    KERNEL_CONSTRAINTS,
+    LinearKernel,
+    affinity,
+    leading_eigenpairs,
+)
 from docfact.algorithms.kmeans import KMeans
 
 # The parameters of the k-means step, checked as `KMeans` checks them (its starts on points).
@@ -59,31 +64,12 @@ def top_eigenvectors(K, k: int, rng) -> np.ndarray:
         Y, s = top_singular(K.X, k, rng)
         values = s**2
     else:
-        values, Y = _leading(K.K, k)
+        values, Y = leading_eigenpairs(K.K, k)
     if not values[-1] > 1e-10 * values[0]:
         rank = int(np.sum(values > 1e-10 * values[0]))
         raise ValueError(f"k={k} exceeds the rank of the affinity ({rank} of the {k} leading "
                          "eigenvalues are positive)")
     return Y
-
-
-def _leading(K: np.ndarray, k: int) -> tuple:
-    """(values (k,), vectors (n, k)): the k largest eigenpairs of a dense symmetric K, largest
-    first. Lanczos (ARPACK) needs products with K only, O(n^2) each, where the full
-    decomposition reduces K to tridiagonal form, O(n^3): 0.7 s against 8.6 s at n = 4089,
-    k = 10. Its start vector comes from a generator of its own, so the k-means starts that
-    follow still draw from the estimator's. The full decomposition when k >= n - 1 (ARPACK's
-    limit) or when Lanczos does not converge."""
-    n = K.shape[0]
-    if k < n - 1:
-        try:
-            values, Y = eigsh(K, k=k, which="LA", v0=np.random.RandomState(n).uniform(-1, 1, n))
-            order = np.argsort(values)[::-1]
-            return values[order], Y[:, order]
-        except ArpackNoConvergence:
-            pass
-    values, Y = np.linalg.eigh(K)
-    return values[::-1][:k], Y[:, ::-1][:, :k]
 
 
 class SpectralClustering(_Embedding):
