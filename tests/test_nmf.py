@@ -57,6 +57,51 @@ def test_restart_selection_keeps_the_best_start(data):
     assert fit.objective[0] == pytest.approx(objs.min(), rel=1e-12)
 
 
+class _Replay:
+    """A rule whose one start is the given factors (a copy): a start of the engine run alone."""
+
+    def __init__(self, rule, F):
+        self.rule, self.F = rule, F
+        self.loop_normalize = rule.loop_normalize
+
+    def init(self, rng):
+        return tuple(a.copy() for a in self.F)
+
+    def update(self, F):
+        self.rule.update(F)
+
+    def objective(self, F):
+        return self.rule.objective(F)
+
+    def normalize(self, F):
+        self.rule.normalize(F)
+
+
+def test_trials_run_every_start_to_its_stop_and_keep_the_lowest(data):
+    """trials: each start runs by the stopping rule on its own (the engine's draws replayed
+    one at a time), and the start of lowest final objective is returned, its factors and
+    iterations those of its run alone; with a fixed length, the trials equal the selection
+    after max_iter iterations side by side."""
+    X, _ = data
+    rule = GNMFRule(X, 3)
+    fit = minimize(rule, n_restarts=4, min_iter=5, max_iter=None, random_state=3, trials=True)
+    rng = np.random.default_rng(np.random.RandomState(3).randint(2**31))
+    alone = [minimize(_Replay(rule, rule.init(rng)), n_restarts=1, min_iter=5, max_iter=None)
+             for _ in range(4)]
+    finals = [a.objective[-1] for a in alone]
+    assert len({a.n_iter for a in alone}) > 1  # the starts stop at different iterations
+    best = int(np.argmin(finals))
+    assert fit.restart == best and fit.n_iter == alone[best].n_iter
+    assert fit.objective[-1] == finals[best]
+    for a, b in zip(fit.factors, alone[best].factors, strict=True):
+        np.testing.assert_array_equal(a, b)
+    side_by_side = minimize(rule, n_restarts=4, min_iter=39, max_iter=40, random_state=3)
+    fixed = minimize(rule, n_restarts=4, min_iter=0, max_iter=40, random_state=3, trials=True)
+    assert fixed.restart == side_by_side.restart
+    for a, b in zip(fixed.factors, side_by_side.factors, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_gnmf_with_zero_lambda_is_nmf(data):
     X, _ = data
     V1 = NMF(3, random_state=5).fit_transform(X)

@@ -270,7 +270,7 @@ def test_a_setting_may_name_the_methods_it_sets(tmp_path):
 
 
 CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources-sm-spectral",
-          "pspt": "corpus-relative-zero-converged", "lcf": "objective-argmax"}
+          "pspt": "corpus-relative-zero-trials", "lcf": "objective-argmax"}
 CORPORA = {"lcf": ("yale", "orl")}
 
 

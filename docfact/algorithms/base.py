@@ -26,6 +26,9 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     random_state : int, RandomState or None.
     track_objective : bool, record the objective after every iteration (else only after the
         selection of the start, and at every iteration when max_iter is None).
+    trials : bool, run every start to its stop (max_iter, or the running-mean rule) and keep
+        the one of lowest final objective, instead of selecting after min_iter + 1 iterations
+        (`engine.minimize`); a parameter of the estimators whose papers say so (NMF, HHt, PSPt).
 
     Attributes
     ----------
@@ -43,13 +46,14 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         "tol": [number()],
         "random_state": ["random_state"],
         "track_objective": ["boolean"],
+        "trials": ["boolean"],
     }
     semi_supervised = False  # the contract (docfact/algorithms/__init__.py)
     uses_graph = False
     uses_kernel = False
 
     def __init__(self, n_components, *, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
-                 random_state=None, track_objective=False):
+                 random_state=None, track_objective=False, trials=False):
         self.n_components = n_components
         self.n_restarts = n_restarts
         self.min_iter = min_iter
@@ -57,6 +61,7 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
         self.track_objective = track_objective
+        self.trials = trials
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -78,6 +83,7 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
             tol=self.tol,
             random_state=self.random_state,
             track_objective=self.track_objective,
+            trials=self.trials,
         )
         if not all(np.isfinite(f).all() for f in fit.factors):
             raise FloatingPointError("the factors contain NaN or Inf")

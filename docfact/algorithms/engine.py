@@ -17,6 +17,9 @@ following the reference code (GNMF.m / LCCF.m):
    `min_iter` iterations, also for a single start (as the reference code gates it): early
    plateaus would stop a start long before convergence (CF on ORL faces: at 13 iterations);
 4. the factors are normalised at the end (e.g. unit columns of U, V rescaled).
+With `trials`, steps 1-3 become the PSPt paper's "10 trials ... the trial with minimal
+criterion function value was chosen": every start runs by step 3 on its own (to max_iter, or
+until the running-mean rule stops it), and the one of lowest final objective is kept.
 The rule is only the algorithm box: update equations, objective, normalisation.
 
 How the loop computes is a setting of the context (`numerics`, as scikit-learn's
@@ -160,11 +163,14 @@ def minimize(
     tol: float = 1e-5,
     random_state=None,
     track_objective: bool = False,
+    trials: bool = False,
 ) -> Fit:
     """Run `rule` by the reference protocol (module docstring); return the chosen start's factors.
 
     The objective history holds the chosen start's objective after selection and, when
-    `track_objective` is set (or `max_iter` is None), after every later iteration.
+    `track_objective` is set (or `max_iter` is None), after every later iteration. With
+    `trials` (and several starts), each start is run to its stop and the lowest final
+    objective wins; the history is the winner's from its start, ending with its final value.
     """
     rng = np.random.default_rng(check_random_state(random_state).randint(2**31))
     loop = getattr(rule, "dtype", np.float64)
@@ -173,6 +179,15 @@ def minimize(
         starts = [tuple(a.astype(loop) for a in start) for start in starts]
     for start in starts:
         rule.normalize(start)
+    if trials and n_restarts > 1:
+        runs = [_descend(rule, F, 0, min_iter, max_iter, tol, track_objective) for F in starts]
+        finals = [float(rule.objective(F)) for F in starts]
+        best = min(range(n_restarts), key=lambda r: (np.isnan(finals[r]), finals[r]))
+        (history, n_iter), F = runs[best], starts[best]
+        if history[-1] != finals[best]:  # untracked fixed length: the value at its start
+            history.append(finals[best])
+        rule.normalize(F)
+        return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
     best, n_iter = 0, 0
     if n_restarts > 1:
         while n_iter <= min_iter:
@@ -182,6 +197,15 @@ def minimize(
             if obj < objectives[best]:
                 best = r
     F = starts[best]
+    history, n_iter = _descend(rule, F, n_iter, min_iter, max_iter, tol, track_objective)
+    rule.normalize(F)
+    return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
+
+
+def _descend(rule: UpdateRule, F: tuple, n_iter: int, min_iter: int, max_iter, tol: float,
+             track_objective: bool) -> tuple:
+    """Step 3 of the module docstring on one start F (in place), from iteration n_iter:
+    (objective history from F's present value, iterations run in all)."""
     history = [float(rule.objective(F))]
     mean_fit = 10 * history[0]
     while max_iter is None or n_iter < max_iter:
@@ -193,8 +217,7 @@ def minimize(
                 mean_fit = 0.1 * mean_fit + 0.9 * obj
                 if (mean_fit - obj) / mean_fit < tol:
                     break
-    rule.normalize(F)
-    return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
+    return history, n_iter
 
 
 def _step(rule: UpdateRule, Fs: list, n_iter: int, min_iter: int) -> int:

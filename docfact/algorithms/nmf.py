@@ -117,10 +117,10 @@ class NMF(MultiplicativeFactorization):
                               "ncw": ["boolean"]}
 
     def __init__(self, n_components, *, ncw=False, n_restarts=10, min_iter=30, max_iter=100,
-                 tol=1e-5, random_state=None, track_objective=False):
+                 tol=1e-5, random_state=None, track_objective=False, trials=False):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
                          max_iter=max_iter, tol=tol, random_state=random_state,
-                         track_objective=track_objective)
+                         track_objective=track_objective, trials=trials)
         self.ncw = ncw
 
     def _affinity(self, X, W):

@@ -184,10 +184,10 @@ class _AffinityFactorization(MultiplicativeFactorization):
 
     def __init__(self, n_components, *, kernel="linear", ncw=False, diagonal="keep",
                  n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None,
-                 track_objective=False):
+                 track_objective=False, trials=False):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
                          max_iter=max_iter, tol=tol, random_state=random_state,
-                         track_objective=track_objective)
+                         track_objective=track_objective, trials=trials)
         self.kernel = kernel
         self.ncw = ncw
         self.diagonal = diagonal
@@ -231,10 +231,12 @@ class PSPt(_AffinityFactorization):
 
     def __init__(self, n_components, *, eta=0.8, scale="literal", s_form="diagonal",
                  kernel="linear", ncw=False, diagonal="keep", n_restarts=10, min_iter=30,
-                 max_iter=100, tol=1e-5, random_state=None, track_objective=False):
+                 max_iter=100, tol=1e-5, random_state=None, track_objective=False,
+                 trials=False):
         super().__init__(n_components, kernel=kernel, ncw=ncw, diagonal=diagonal,
                          n_restarts=n_restarts, min_iter=min_iter, max_iter=max_iter, tol=tol,
-                         random_state=random_state, track_objective=track_objective)
+                         random_state=random_state, track_objective=track_objective,
+                         trials=trials)
         self.eta = eta
         self.scale = scale
         self.s_form = s_form
