@@ -186,18 +186,17 @@ def minimize(
         (history, n_iter), F = runs[best], starts[best]
         if history[-1] != finals[best]:  # untracked fixed length: the value at its start
             history.append(finals[best])
-        rule.normalize(F)
-        return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
-    best, n_iter = 0, 0
-    if n_restarts > 1:
-        while n_iter <= min_iter:
-            n_iter = _step(rule, starts, n_iter, min_iter)
-        objectives = [rule.objective(start) for start in starts]
-        for r, obj in enumerate(objectives):  # a NaN objective never wins; start 0 is the default
-            if obj < objectives[best]:
-                best = r
-    F = starts[best]
-    history, n_iter = _descend(rule, F, n_iter, min_iter, max_iter, tol, track_objective)
+    else:
+        best, n_iter = 0, 0
+        if n_restarts > 1:
+            while n_iter <= min_iter:
+                n_iter = _step(rule, starts, n_iter, min_iter)
+            objectives = [rule.objective(start) for start in starts]
+            for r, obj in enumerate(objectives):  # a NaN objective never wins; start 0 default
+                if obj < objectives[best]:
+                    best = r
+        F = starts[best]
+        history, n_iter = _descend(rule, F, n_iter, min_iter, max_iter, tol, track_objective)
     rule.normalize(F)
     return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
 
