@@ -58,6 +58,11 @@ def test_reuters_keeps_modapte_single_topic_documents_with_a_body():
     ]
 
 
+def test_reuters_without_modapte_keeps_every_single_topic_document_with_a_body():
+    assert [topic for topic, _ in reuters_documents(SGML, modapte=False)] == [
+        "cocoa", "grain", "grain", "ship"]
+
+
 def test_20newsgroups_has_18846_documents_in_20_classes(corpora):
     corpus = corpora("20newsgroups")
     assert corpus.n_documents == 18846
@@ -114,3 +119,12 @@ def test_reuters_sgml_route_matches_reuters21578_mat(corpora):
     # document-term pairs (373729 against 389455, 4% fewer).
     assert (s["terms"], m["terms"]) == (14101, 18933)
     assert sgml.X.nnz == pytest.approx(mat.X.nnz, rel=0.05)
+
+
+def test_reuters_all_route_adds_the_documents_outside_modapte(corpora):
+    every, modapte = corpora("reuters21578_all"), corpora("reuters21578_sgml")
+    # Without the ModApte condition: 361 more single-label documents with a body, in the
+    # same 65 topics, each topic at least as large as in the ModApte split.
+    assert (every.n_documents, modapte.n_documents) == (8654, 8293)
+    assert every.n_classes == modapte.n_classes == 65
+    assert np.all(np.sort(every.class_sizes()) >= np.sort(modapte.class_sizes()))

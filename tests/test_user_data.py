@@ -1,6 +1,7 @@
 """Bring-your-own data: every format reads back the corpus written, views and `docfact run`
 work on a path, and bad input is one line."""
 
+import json
 import re
 
 import numpy as np
@@ -297,6 +298,22 @@ def test_results_on_changed_data_contents_are_not_resumed(tmp_path, monkeypatch)
     _labelled_csv(tmp_path / "news.csv", per_class=16)
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and "other contents of the data file" in result.stderr
+
+
+def test_results_on_other_documents_of_the_view_are_not_resumed(tmp_path, monkeypatch):
+    """A view whose definition changed (a registry view edited) gives other documents under
+    the same name: the counts in the manifest tell them apart."""
+    monkeypatch.chdir(tmp_path)
+    _labelled_csv(tmp_path / "news.csv")
+    out = tmp_path / "out"
+    args = ["run", _config(tmp_path, "news.csv"), "--out", str(out), "--quiet"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["documents"] += 1
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert f"documents in {manifest['classes']} classes, the view now gives" in result.stderr
 
 
 def test_a_run_whose_documents_cannot_be_weighted_is_recorded_as_failed(tmp_path, monkeypatch):

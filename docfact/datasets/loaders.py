@@ -1,16 +1,18 @@
 """Loaders: from a verified file in the cache to a `Corpus` checked against its fingerprint.
 
-Four kinds, named by the registry's ``loader`` field:
+Five kinds, named by the registry's ``loader`` field:
 
 - ``cai_mat``: Deng Cai's .mat text matrices (``fea`` documents x terms counts, ``gnd`` labels).
 - ``faces_mat``: Deng Cai's 32x32 face images, pixels scaled to [0, 1].
 - ``newsgroups_bydate``: the raw 20 Newsgroups "bydate" tarball, tokenised here.
-- ``reuters_sgml``: the raw Reuters-21578 SGML tarball, tokenised here.
+- ``reuters_sgml``: the raw Reuters-21578 SGML tarball, tokenised here (the ModApte split).
+- ``reuters_sgml_all``: the same, every single-label document with a body, whatever its split.
 
-The two text builds are cached next to their tarball (see `_cached_build`), so only the first
+The text builds are cached next to their tarball (see `_cached_build`), so only the first
 load pays for parsing and tokenising.
 """
 
+import functools
 import hashlib
 import html
 import json
@@ -157,18 +159,19 @@ _TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.DOTALL)
 _BODY = re.compile(r"<BODY>(.*?)</BODY>", re.DOTALL)
 
 
-def reuters_documents(sgml: str) -> list[tuple[str, str]]:
+def reuters_documents(sgml: str, modapte: bool = True) -> list[tuple[str, str]]:
     """(topic, text) of the documents of one .sgm file kept for clustering.
 
-    Kept: the ModApte split (LEWISSPLIT TRAIN or TEST, TOPICS="YES"), exactly one TOPICS
-    label, a non-empty BODY. Text: TITLE and BODY, entities decoded. On the full
-    collection this keeps 8293 documents in 65 topics, the same counts and class sizes as
-    Deng Cai's Reuters21578.mat (without the ModApte condition: 8654 documents).
+    Kept: exactly one TOPICS label, a non-empty BODY and, if `modapte`, the ModApte split
+    (LEWISSPLIT TRAIN or TEST, TOPICS="YES"). Text: TITLE and BODY, entities decoded. On
+    the full collection this keeps 8293 documents in 65 topics with `modapte`, the same
+    counts and class sizes as Deng Cai's Reuters21578.mat, and 8654 without it.
     """
     kept = []
     for match in _REUTERS.finditer(sgml):
         attrs = dict(_ATTR.findall(match["attrs"]))
-        if attrs.get("TOPICS") != "YES" or attrs.get("LEWISSPLIT") not in ("TRAIN", "TEST"):
+        split = attrs.get("TOPICS") == "YES" and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")
+        if modapte and not split:
             continue
         doc = match["doc"]
         topics = _TOPICS.search(doc)
@@ -182,13 +185,14 @@ def reuters_documents(sgml: str) -> list[tuple[str, str]]:
     return kept
 
 
-def _build_reuters(path: Path, name: str, min_df: int) -> Corpus:
+def _build_reuters(path: Path, name: str, min_df: int, modapte: bool = True) -> Corpus:
     """Documents of reut2-000.sgm ... reut2-021.sgm, in file then document order."""
     documents = []
     with tarfile.open(path, "r:gz") as tar:
         members = [m for m in tar if re.fullmatch(r"(\./)?reut2-\d{3}\.sgm", m.name)]
         for member in sorted(members, key=lambda m: m.name):
-            documents += reuters_documents(tar.extractfile(member).read().decode("latin-1"))
+            sgml = tar.extractfile(member).read().decode("latin-1")
+            documents += reuters_documents(sgml, modapte)
     return _tokenised(name, [d[1] for d in documents], [d[0] for d in documents], min_df)
 
 
@@ -258,4 +262,7 @@ _LOADERS = {
         path, e, _build_newsgroups, NEWSGROUPS_MIN_DF
     ),
     "reuters_sgml": lambda path, e: _cached_build(path, e, _build_reuters, REUTERS_MIN_DF),
+    "reuters_sgml_all": lambda path, e: _cached_build(
+        path, e, functools.partial(_build_reuters, modapte=False), REUTERS_MIN_DF
+    ),
 }

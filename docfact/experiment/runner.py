@@ -74,6 +74,11 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
             if old.get("data_hash") != digest:
                 raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
                                   "with --fresh or choose --out")
+            held = (old.get("documents"), old.get("classes"))
+            if held != (corpus.n_documents, corpus.n_classes):
+                raise ConfigError(f"{out} holds runs on {held[0]} documents in {held[1]} classes, "
+                                  f"the view now gives {corpus.n_documents} in "
+                                  f"{corpus.n_classes}; rerun with --fresh or choose --out")
         atomic.write_text(out / "config.yaml", dump_yaml(config.raw))
         names = [m.name for m in config.methods]
         store = RunStore(out)
