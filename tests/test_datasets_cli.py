@@ -61,7 +61,7 @@ def test_views_lists_counts_and_the_papers_where_they_differ():
     result = _run("views")
     assert result.exit_code == 0
     rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[2:]}
-    assert rows["pspt_reuters"] == ["reuters21578", "39", "2445", "40", "/", "2710"]
+    assert rows["pspt_reuters"] == ["reuters21578_all", "40", "2714", "40", "/", "2710"]
     assert rows["lccf_tdt2"] == ["tdt2_all", "56", "10021", "same"]
 
 

@@ -22,7 +22,9 @@ COUNTS = {
     "rcf_reuters": (13, 7495),
     "rcf_20newsgroups": (20, 2000),
     "pspt_tdt2": (53, 5127),
-    "pspt_reuters": (39, 2445),
+    "pspt_reuters": (40, 2714),  # the paper: 40 and 2710
+    "pspt_reuters_modapte": (39, 2445),
+    "pspt_reuters_modapte_sgml": (39, 2445),
     "20newsgroups_all": (20, 18845),  # the one message without a term is dropped
     "lcf_yale": (15, 165),
     "lcf_orl": (40, 400),
