@@ -1,9 +1,9 @@
 """The data registry: what files exist, where they come from, how to verify them.
 
 The facts live in ``registry.yaml`` (one entry per way of reading a file); this module only
-reads them into `Entry` objects. Every entry can be verified twice: its bytes when fetched (a sha256, or a
-content check for tarballs that are rebuilt rather than byte-identical copies), and the
-loaded matrix (a `Fingerprint`: shape, non-zeros, classes and sorted class sizes).
+reads them into `Entry` objects. Every entry can be verified twice: its bytes when fetched (a
+sha256, or a content check for tarballs that are rebuilt rather than byte-identical copies),
+and the loaded matrix (a `Fingerprint`: shape, non-zeros, classes and sorted class sizes).
 """
 
 from dataclasses import dataclass
