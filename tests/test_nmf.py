@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
-from docfact.algorithms.engine import minimize
+from docfact.algorithms.engine import _lowest, minimize
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 from docfact.algorithms.nmf import GNMFRule
 from tests.synthetic import replayed_starts, three_topics
@@ -203,3 +203,13 @@ def test_transform_solves_the_projection_on_the_fitted_basis(data, ncw):
     assert G.min() >= -1e-3 * scale
     assert np.abs(P * G).max() <= 1e-3 * np.abs(P).max() * scale
     assert accuracy(V.argmax(axis=1), P.argmax(axis=1)) == 1.0
+
+
+def test_the_lowest_objective_wins_and_a_nan_never_does():
+    """Both restart protocols choose by this: a start whose objective is NaN (start 0
+    included) loses to any finite one; ties go to the first start."""
+    nan = float("nan")
+    assert _lowest([3.0, 1.0, 2.0, 1.0]) == 1
+    assert _lowest([nan, 2.0, 1.5]) == 2
+    assert _lowest([1.0, nan]) == 0
+    assert _lowest([nan, nan]) == 0

@@ -182,7 +182,7 @@ def minimize(
     if trials and n_restarts > 1:
         runs = [_descend(rule, F, 0, min_iter, max_iter, tol, track_objective) for F in starts]
         finals = [float(rule.objective(F)) for F in starts]
-        best = min(range(n_restarts), key=lambda r: (np.isnan(finals[r]), finals[r]))
+        best = _lowest(finals)
         (history, n_iter), F = runs[best], starts[best]
         if history[-1] != finals[best]:  # untracked fixed length: the value at its start
             history.append(finals[best])
@@ -191,14 +191,16 @@ def minimize(
         if n_restarts > 1:
             while n_iter <= min_iter:
                 n_iter = _step(rule, starts, n_iter, min_iter)
-            objectives = [rule.objective(start) for start in starts]
-            for r, obj in enumerate(objectives):  # a NaN objective never wins; start 0 default
-                if obj < objectives[best]:
-                    best = r
+            best = _lowest([float(rule.objective(start)) for start in starts])
         F = starts[best]
         history, n_iter = _descend(rule, F, n_iter, min_iter, max_iter, tol, track_objective)
     rule.normalize(F)
     return Fit(tuple(np.asarray(a, dtype=np.float64) for a in F), history, n_iter, best)
+
+
+def _lowest(objectives: list) -> int:
+    """Index of the lowest objective, the first on ties; a NaN never wins (start 0 if all are)."""
+    return min(range(len(objectives)), key=lambda r: (np.isnan(objectives[r]), objectives[r]))
 
 
 def _descend(rule: UpdateRule, F: tuple, n_iter: int, min_iter: int, max_iter, tol: float,
