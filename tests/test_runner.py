@@ -96,6 +96,25 @@ def test_same_seed_same_bytes_for_any_number_of_jobs(tmp_path):
     assert {f: f.read_bytes() for f in (tmp_path / "a").iterdir()} == files
 
 
+def test_records_keep_their_bytes_when_a_resume_rewrites_them(tmp_path):
+    """A k-means row (no objective) and a failed row (no scores) appended, then read back as a
+    resume does (which rewrites both files): not one byte changes."""
+    from docfact.experiment.store import FIELDS, TIMING_FIELDS, RunStore
+
+    (tmp_path / "runs.csv").write_text(",".join(FIELDS) + "\n")
+    (tmp_path / "timings.csv").write_text(",".join(TIMING_FIELDS) + "\n")
+    store = RunStore(tmp_path)
+    common = {"k": 2, "run": 0, "n_docs": 10, "classes": "1 2", "notes": ""}
+    rows = [{**common, "method": "KMeans", "status": "ok", "ac": 0.9, "nmi": 0.5,
+             "n_iter": None, "objective": None},
+            {**common, "method": "NMF", "status": "failed", "error": "DataError: empty"}]
+    store.append(rows, [{"k": 2, "run": 0, "method": m, "seconds": 0.1}
+                        for m in ("KMeans", "NMF")])
+    before = [(tmp_path / f).read_bytes() for f in ("runs.csv", "timings.csv")]
+    assert len(store.load(["KMeans", "NMF"])) == 1
+    assert [(tmp_path / f).read_bytes() for f in ("runs.csv", "timings.csv")] == before
+
+
 def test_resume_after_sigkill(tmp_path):
     cfg = small_config(tmp_path, runs=3, k=(2, 3, 4))
     clean = tmp_path / "clean"

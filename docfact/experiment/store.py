@@ -36,9 +36,11 @@ def check_format(manifest: dict, folder: Path) -> None:
 
 
 def _format(value) -> str:
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else repr(value)
-    return "" if value is None else str(value)
+    """A field's text; a missing value (None, or NaN as _parse reads an empty field) is empty,
+    so a file rewritten on resume keeps the bytes it was appended with."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return ""
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _csv(rows, fields) -> str:
