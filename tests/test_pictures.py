@@ -101,7 +101,7 @@ def test_sweep_title_names_corpus_protocol_and_fixed_settings(figures):
     assert data.startswith("data: view rcf_tdt2 (9394 documents, 30 classes)")
     assert data.endswith("k = 9, 20 runs per k, seed 2017")
     assert fixed.startswith("RCF: lambda = 100, p = 5") and "alpha" not in fixed
-    plots.plot_sweep(RESULTS / "rcf_reuters_t2/constraints/sweep-protocol-labelled.csv")
+    plots.plot_sweep(RESULTS / "rcf_reuters_t2_reference/constraints/sweep-protocol-labelled.csv")
     fig = figures[1]
     assert len(fig.axes) == 2 * 5  # AC and NMI for each of the five semi-supervised methods
     assert [ax.get_title() for ax in fig.axes[:5]] == ["CCF", "CNPCF", "GDCF", "RCF",

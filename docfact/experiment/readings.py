@@ -214,6 +214,9 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
     if name is not None:
         raw["name"] = name
     raw.pop("notes", None)  # the base table's words, not the reading's
+    if raw.get("shares"):  # the table it shares with, by its name among the readings' tables
+        raw["shares"] = next((t for t, b in readings.bases.items() if b == raw["shares"]),
+                             raw["shares"])
     if readings.numerics:
         raw["numerics"] = dict(readings.numerics)
     if isinstance(raw.get("report"), dict):

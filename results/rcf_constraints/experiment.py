@@ -37,9 +37,9 @@ from docfact.config import load_config
 from docfact.experiment.plan import Plan
 
 HERE = Path(__file__).parent
-CASES = [("rcf_20newsgroups_t2", "both"), ("rcf_20newsgroups_t20", "both"),
-         ("rcf_20newsgroups_t20", "must"), ("rcf_20newsgroups_t20", "cannot"),
-         ("rcf_reuters_t2", "both"), ("rcf_reuters_t20", "both")]
+CASES = [("rcf_20newsgroups_t2_reference", "both"), ("rcf_20newsgroups_t20_reference", "both"),
+         ("rcf_20newsgroups_t20_reference", "must"), ("rcf_20newsgroups_t20_reference", "cannot"),
+         ("rcf_reuters_t2_reference", "both"), ("rcf_reuters_t20", "both")]
 K, RUNS = 5, range(5)
 
 
@@ -80,7 +80,8 @@ def semilccf_rows():
     """SemiLCCF's graph on the Fig. 2 sweep's run 0 (Reuters, all 13 classes); at t = 25% the
     committed fit recomputed (same seeds) and its AC split by labelled and unlabelled documents."""
     for t in ("0.05", "0.25"):
-        config = load_config(f"results/rcf_reuters_t2/constraints/labelled={t}/config.yaml")
+        config = load_config(
+            f"results/rcf_reuters_t2_reference/constraints/labelled={t}/config.yaml")
         for plan, task, shared in tasks(config, [(13, 0)]):
             semi = next(m for m in plan.config.methods if m.name == "SemiLCCF")
             G = labelled_graph(shared.graph(semi.params["p"], semi.params["weight"]),
@@ -110,7 +111,7 @@ def semilccf_rows():
 
 def propagation_rows():
     """max |F| of E2CP's limit iterated on S (E2CP) and on L = I - S (the RCF paper's text)."""
-    for plan, task, shared in tasks(load_config("configs/rcf_20newsgroups_t20.yaml"),
+    for plan, task, shared in tasks(load_config("configs/rcf_20newsgroups_t20_reference.yaml"),
                                     [(K, r) for r in RUNS]):
         rcf = next(m for m in plan.config.methods if m.name == "RCF").params
         W = shared.graph(rcf["p"], rcf["weight"])
