@@ -21,6 +21,7 @@ from docfact.algorithms.registry import ALGORITHMS
 from docfact.cli import main
 from docfact.config import load_config
 from docfact.experiment.methods import Artefacts
+from docfact.experiment.store import FIELDS, TIMING_FIELDS, RunStore
 
 FAST = {"n_restarts": 2, "min_iter": 5, "max_iter": 20}
 
@@ -99,8 +100,6 @@ def test_same_seed_same_bytes_for_any_number_of_jobs(tmp_path):
 def test_records_keep_their_bytes_when_a_resume_rewrites_them(tmp_path):
     """A k-means row (no objective) and a failed row (no scores) appended, then read back as a
     resume does (which rewrites both files): not one byte changes."""
-    from docfact.experiment.store import FIELDS, TIMING_FIELDS, RunStore
-
     (tmp_path / "runs.csv").write_text(",".join(FIELDS) + "\n")
     (tmp_path / "timings.csv").write_text(",".join(TIMING_FIELDS) + "\n")
     store = RunStore(tmp_path)
