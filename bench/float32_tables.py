@@ -1,7 +1,8 @@
 """A table computed in float32 (numerics) against the same table's float64 runs, draw by draw.
 
-For each pair NAME=FLOAT32_FOLDER:FLOAT64_FOLDER (results folders of one table: same documents,
-seed and methods, only the factorizations' numerics differ), on the (k, run, method) both hold
+For each pair NAME=FLOAT32_FOLDER:FLOAT64_FOLDER[:M1,M2] (results folders of one table: same
+documents, seed and methods, only the factorizations' numerics differ; M1,M2: only these
+methods, e.g. the one a primary computes in float64), on the (k, run, method) both hold
 for the factorizing methods (the rows numerics change; K-means and spectral rows are the same
 records in both): the paired difference of AC and NMI (float32 - float64) with its 95%
 interval, the share of runs whose AC is unchanged, and the average over k of each on those
@@ -9,7 +10,7 @@ draws, the float64 one set against the float32 one's 95% interval (the report's:
 standard error of their average). Writes a CSV (one row per table, method and metric) and a
 Markdown summary.
 
-    python bench/float32_tables.py NAME=F32:F64 [...] --csv bench/FLOAT32_TABLES.csv
+    python bench/float32_tables.py NAME=F32:F64[:METHODS] [...] --csv bench/FLOAT32_TABLES.csv
                                    --md bench/FLOAT32_TABLES.md
 """
 
@@ -28,10 +29,11 @@ from docfact.experiment.plan import resolve
 from docfact.experiment.results import read_setup, read_runs
 
 
-def compare(name: str, fast: Path, reference: Path) -> pd.DataFrame:
-    """One row per (method, metric) of the factorizations both folders hold."""
+def compare(name: str, fast: Path, reference: Path, only=None) -> pd.DataFrame:
+    """One row per (method, metric) of the factorizations both folders hold (of `only`'s
+    methods, if given)."""
     config = resolve(read_setup(fast)[0])
-    factorizing = [m.name for m in config.methods if m.factorizes]
+    factorizing = [m.name for m in config.methods if m.factorizes and (not only or m.name in only)]
     keys = ["k", "run", "method"]
     a, b = (read_runs(folder / "runs.csv") for folder in (fast, reference))
     a, b = (r[r["method"].isin(factorizing) & (r["status"] == "ok")] for r in (a, b))
@@ -87,15 +89,16 @@ def markdown(table: pd.DataFrame) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", nargs="+", help="NAME=FLOAT32_FOLDER:FLOAT64_FOLDER")
+    parser.add_argument("pairs", nargs="+", help="NAME=FLOAT32_FOLDER:FLOAT64_FOLDER[:M1,M2]")
     parser.add_argument("--csv", type=Path, default=Path("bench/FLOAT32_TABLES.csv"))
     parser.add_argument("--md", type=Path, default=Path("bench/FLOAT32_TABLES.md"))
     args = parser.parse_args()
     parts = []
     for spec in args.pairs:
         name, folders = spec.split("=", 1)
-        fast, reference = folders.split(":", 1)
-        parts.append(compare(name, Path(fast), Path(reference)))
+        fast, reference, *only = folders.split(":")
+        methods = only[0].split(",") if only else None
+        parts.append(compare(name, Path(fast), Path(reference), methods))
     table = pd.concat(parts, ignore_index=True)
     table.to_csv(args.csv, index=False, float_format="%.6f")
     args.md.write_text(markdown(table) + "\n")

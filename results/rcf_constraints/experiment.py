@@ -39,7 +39,7 @@ from docfact.experiment.plan import Plan
 HERE = Path(__file__).parent
 CASES = [("rcf_20newsgroups_t2_reference", "both"), ("rcf_20newsgroups_t20_reference", "both"),
          ("rcf_20newsgroups_t20_reference", "must"), ("rcf_20newsgroups_t20_reference", "cannot"),
-         ("rcf_reuters_t2_reference", "both"), ("rcf_reuters_t20", "both")]
+         ("rcf_reuters_t2_reference", "both"), ("rcf_reuters_t20_reference", "both")]
 K, RUNS = 5, range(5)
 
 
