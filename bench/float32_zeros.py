@@ -39,6 +39,8 @@ from docfact.algorithms import cf, engine, semisup
 from docfact.experiment.plan import Plan
 from docfact.experiment.plan import load as load_config
 
+from float32 import pairs  # bench/float32.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 K_ALL = "2/3/4/5/6/7/8/9/10"
 SAMPLE = f"rcf_20newsgroups_t20:{K_ALL}:0/1/2,rcf_reuters_t20:{K_ALL}:0/1/2"
@@ -59,15 +61,6 @@ def zeros_step(A, num, den):
 
 VARIANTS = {"float64": ("float64", STEP), "float32": ("float32", STEP),
             "float32-floor": ("float32", floor_step), "float64-zeros": ("float64", zeros_step)}
-
-
-def pairs(spec: str):
-    """[(table, k, run)] of a SPEC."""
-    out = []
-    for part in filter(None, spec.split(",")):
-        table, ks, rs = part.split(":")
-        out += [(table, int(k), int(r)) for k in ks.split("/") for r in rs.split("/")]
-    return out
 
 
 def run_pair(config, k: int, r: int, method: str) -> list:
