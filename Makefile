@@ -62,7 +62,7 @@ figures:
 	  --param protocol.labelled=0.02,0.05,0.1,0.15,0.2 --by RCF.links=must,cannot,both \
 	  --baselines LCCF --runs 3 --jobs $(JOBS) > /dev/null
 	$(call rcf_figures,rcf_reuters_t2_reference,13,5,2 4 6 8 10)
-	$(call rcf_figures,rcf_tdt2_t2,30,9,1 3 5 7 9)
+	$(call rcf_figures,rcf_tdt2_t2_reference,30,9,1 3 5 7 9)
 
 comma := ,
 space := $(subst ,, )

@@ -35,8 +35,8 @@ from docfact.experiment.plan import Plan
 from docfact.experiment.plan import load as load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ("rcf_tdt2_t2:3:0/1/2/3,rcf_tdt2_t2:6/12:0,rcf_reuters_t2_reference:2/3/4:0,"
-          "lccf_tdt2:2/3/4/5/6/7/8/9/10:0,gnmf_tdt2:2/4/6/8/10:0")
+SAMPLE = ("rcf_tdt2_t2_reference:3:0/1/2/3,rcf_tdt2_t2_reference:6/12:0,"
+          "rcf_reuters_t2_reference:2/3/4:0,lccf_tdt2:2/3/4/5/6/7/8/9/10:0,gnmf_tdt2:2/4/6/8/10:0")
 VARIANTS = {"reference": {}, "fast": {"precision": "float32", "products": "auto"},
             "auto64": {"products": "auto"}}
 

@@ -84,7 +84,7 @@ def projection(speed: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def large_draws(table: str = "rcf_tdt2_t2",
+def large_draws(table: str = "rcf_tdt2_t2_reference",
                 reading: str = "rcf_readings/subset/rcf_tdt2_t2") -> pd.DataFrame:
     """Median ratios by k, committed table over a reading's rows on the same draws: seconds
     per fit and per iteration (the reading runs 431 iterations to the table's 400). The
@@ -153,11 +153,11 @@ def main():
               "committed timings), so dividing the committed seconds by reference / fast "
               "leaves that gain out (the projection is high). The sample's draws are small "
               "(N <= 2388; the dense kernel is picked for most of them), while most committed "
-              "hours are at large N (rcf_tdt2_t2 at k >= 18, N >= 5900), where K stays sparse "
-              "and the gain is the batching of W~ V and float32 only (the projection may be "
+              "hours are at large N (rcf_tdt2_t2_reference at k >= 18, N >= 5900), where K stays "
+              "sparse and the gain is the batching of W~ V and float32 only (the projection may be "
               "low there)."]
     large = large_draws()
-    lines += ["", "Measured at large N: the factorizations of `rcf_tdt2_t2` (committed, "
+    lines += ["", "Measured at large N: the factorizations of `rcf_tdt2_t2_reference` (committed, "
               "float64) against the same draws in the RCF readings' `subset` folder (float32, "
               "products auto, CPU seconds), median ratios of the per-fit seconds (table over "
               "reading; the table's are wall seconds of 2 jobs on the 2 cores, the reading's CPU "
@@ -166,8 +166,8 @@ def main():
     lines += [f"| {k} | {r.N:.0f} | {r.fits:.0f} | {r.fit:.2f} | {r.iteration:.2f} |"
               for k, r in large.iterrows()]
     lines += ["", "Past the smallest draws the fast numerics buy about nothing per iteration "
-              "here, where this projection divides rcf_tdt2_t2's seconds by 2.4: its projected "
-              "hours for the RCF tables are low."]
+              "here, where this projection divides rcf_tdt2_t2_reference's seconds by 2.4: its "
+              "projected hours for the RCF tables are low."]
     emit("\n".join(lines), args.out, None, "")
 
 

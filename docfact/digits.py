@@ -3,7 +3,7 @@
 NumPy chooses, when imported, the widest SIMD loops the CPU has (AVX-512 on recent servers,
 AVX2 on most machines), and the two round some float64 reductions and functions differently in
 the last bit; OpenBLAS likewise chooses its kernels by CPU model. Multiplicative updates carry
-such a bit into another local optimum: LCCF on TDT2 (rcf_tdt2_t2, k = 9, run 0) reaches AC
+such a bit into another local optimum: LCCF on TDT2 (rcf_tdt2_t2_reference, k = 9, run 0) reaches AC
 0.741 with the AVX2 loops and 0.897 with the AVX-512 ones. The committed results were computed
 with NumPy's AVX2 loops (X86_V3) and OpenBLAS's Haswell kernels, so importing docfact asks for
 those before NumPy is loaded, unless the variables are already set. Machines without AVX2, and

@@ -52,14 +52,14 @@ def test_the_users_own_settings_are_kept_and_reported():
 
 @AVX2
 def test_a_run_whose_labels_depend_on_the_loops_gives_the_committed_row(tmp_path):
-    """LCCF on TDT2 (rcf_tdt2_t2, k = 9, run 0), a draw whose labels moved when NumPy ran its
-    AVX-512 loops, gives the committed row (AC 0.741). Without AVX-512 NumPy picks the AVX2
-    loops itself, so here this holds the committed row, not the pin (which
+    """LCCF on TDT2 (rcf_tdt2_t2_reference, k = 9, run 0), a draw whose labels moved when NumPy
+    ran its AVX-512 loops, gives the committed row (AC 0.741). Without AVX-512 NumPy picks the
+    AVX2 loops itself, so here this holds the committed row, not the pin (which
     test_importing_docfact_first_pins_numpy_and_openblas holds)."""
-    config = baseline_config(load_config(ROOT / "configs" / "rcf_tdt2_t2.yaml"), ["LCCF"])
+    config = baseline_config(load_config(ROOT / "configs" / "rcf_tdt2_t2_reference.yaml"), ["LCCF"])
     out = run(Plan.of(config, [(9, 0)]), tmp_path / "lccf", jobs=1, progress=False)
     new = pd.read_csv(out / "runs.csv").iloc[0]
-    committed = pd.read_csv(ROOT / "results" / "rcf_tdt2_t2" / "runs.csv")
+    committed = pd.read_csv(ROOT / "results" / "rcf_tdt2_t2_reference" / "runs.csv")
     row = committed[(committed.k == 9) & (committed.run == 0) & (committed.method == "LCCF")]
     for column in ("ac", "nmi", "objective"):
         assert new[column] == row[column].item()

@@ -95,9 +95,10 @@ def test_no_committed_plot_crowds_an_axis(figures):
 
 
 def test_sweep_title_names_corpus_protocol_and_fixed_settings(figures):
-    plots.plot_sweep(RESULTS / "rcf_tdt2_t2/sweep/sweep-RCF-alpha-by-labelled.csv")
+    plots.plot_sweep(RESULTS / "rcf_tdt2_t2_reference/sweep/sweep-RCF-alpha-by-labelled.csv")
     head, data, fixed = figures[0].get_suptitle().split("\n")
-    assert head == "rcf_tdt2_t2: AC and NMI (averages over k) against alpha, a line per labelled"
+    assert head == ("rcf_tdt2_t2_reference: AC and NMI (averages over k) against alpha, "
+                    "a line per labelled")
     assert data.startswith("data: view rcf_tdt2 (9394 documents, 30 classes)")
     assert data.endswith("k = 9, 20 runs per k, seed 2017")
     assert fixed.startswith("RCF: lambda = 100, p = 5") and "alpha" not in fixed
