@@ -29,6 +29,11 @@ from docfact.experiment.plan import resolve
 from docfact.experiment.results import read_setup, read_runs
 
 
+def half_width(d: pd.Series) -> float:
+    """Half-width of the 95% interval (Student's t) of the mean of the paired differences d."""
+    return stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+
+
 def compare(name: str, fast: Path, reference: Path, only=None) -> pd.DataFrame:
     """One row per (method, metric) of the factorizations both folders hold (of `only`'s
     methods, if given)."""
@@ -46,7 +51,7 @@ def compare(name: str, fast: Path, reference: Path, only=None) -> pd.DataFrame:
         ks = sorted(p["k"].unique())
         for metric in METRICS:
             d = p[f"{metric}_32"] - p[f"{metric}_64"]
-            half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+            half = half_width(d)
             avg = {}
             for tag in ("32", "64"):
                 runs = p.rename(columns={f"{m}_{tag}": m for m in METRICS}).assign(status="ok")

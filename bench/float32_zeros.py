@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from tabulate import tabulate
 from threadpoolctl import threadpool_limits
 
@@ -40,6 +39,7 @@ from docfact.experiment.plan import Plan
 from docfact.experiment.plan import load as load_config
 
 from float32 import pairs  # bench/float32.py, beside this script
+from float32_tables import half_width
 
 ROOT = Path(__file__).resolve().parents[1]
 K_ALL = "2/3/4/5/6/7/8/9/10"
@@ -100,8 +100,7 @@ def markdown(table: pd.DataFrame) -> str:
             row = {"variant": variant}
             for metric in ("ac", "nmi"):
                 d = wide[(metric, variant)] - wide[(metric, "float64")]
-                half = (stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-                        if len(d) > 1 else np.nan)
+                half = half_width(d) if len(d) > 1 else np.nan
                 row[metric.upper()] = wide[(metric, variant)].mean()
                 row[f"{metric.upper()} - float64 [95% CI]"] = \
                     f"{d.mean():+.4f} [{d.mean() - half:+.4f}, {d.mean() + half:+.4f}]"
