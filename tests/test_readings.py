@@ -212,6 +212,22 @@ def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, 
     assert set(chosen_runs["k"]) == {2, 3}  # validated on the held-out k = 2
 
 
+def test_tables_limits_what_is_computed_not_what_is_scored(tmp_path):
+    """One reading per paper: scoring with --tables naming one of GNMF's two tables still
+    scores, chooses and writes the landscape over both, the committed one to the byte."""
+    import shutil
+
+    committed = ROOT / "results" / "gnmf_readings"
+    shutil.copytree(committed, tmp_path / "gnmf_readings")
+    res = CliRunner().invoke(main, ["readings", "gnmf", "--score-only", "--tables", "gnmf_tdt2",
+                                    "--configs", str(ROOT / "configs"),
+                                    "--results", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    for name in ("readings.csv", "rows.csv", "readings.md"):
+        assert (tmp_path / "gnmf_readings" / name).read_text() == (committed / name).read_text()
+    assert set(pd.read_csv(committed / "rows.csv")["table"]) == {"gnmf_tdt2", "gnmf_reuters"}
+
+
 def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
     path = _readings_file(tmp_path)
     raw = yaml.safe_load(path.read_text())

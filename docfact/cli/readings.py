@@ -39,8 +39,8 @@ def _readings_file(paper: str, configs: Path) -> Path:
 @click.argument("paper")
 @click.option("--only", help="Comma-separated readings to compute (default: all); the others "
                              "are scored from the runs they already have.")
-@click.option("--tables", help="Comma-separated tables of the paper (default: all); a landscape "
-                               "over fewer is marked partial.")
+@click.option("--tables", help="Comma-separated tables to compute (default: all); the landscape "
+                               "is scored over all the paper's tables, from their recorded runs.")
 @click.option("--score-only", is_flag=True, help="Compute nothing: score the runs recorded.")
 @click.option("--full", is_flag=True, help="Then run the chosen reading's full protocol "
                                            "(k and runs of the table's own config, "
@@ -69,11 +69,16 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     for reading in todo:
         click.echo(f"{spec.paper}: reading {reading} (select: odd k, {spec.runs} runs)", err=True)
         run_reading(spec, reading, "select", configs, results, chosen_tables, jobs)
-    landscape, rows = _landscape(spec, chosen_tables, results, "select")
+    # one reading per paper: whatever --tables computed, the choice is made over every table
+    landscape, rows = _landscape(spec, results, "select")
     complete = landscape[landscape["status"] == "complete"]
+    if complete.empty and todo and set(chosen_tables) != set(spec.tables):
+        click.echo(f"{spec.paper}: no reading has its selection runs on every table yet; "
+                   "the landscape is not written", err=True)
+        return
     if complete.empty:
         raise ConfigError(f"{spec.paper}: no reading has its selection runs on "
-                          f"{', '.join(chosen_tables)} yet; run without --score-only")
+                          f"{', '.join(spec.tables)} yet; run without --score-only")
     from docfact.report.readings import choose
 
     winner = choose(dict(zip(complete["reading"], complete["select_score"], strict=True)))
@@ -87,7 +92,7 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     elif not score_only:
         click.echo(f"{spec.paper}: validating {winner} (even k, {spec.runs} runs)", err=True)
         run_reading(spec, winner, "validate", configs, results, chosen_tables, jobs)
-    held, held_rows = _landscape(spec, chosen_tables, results, "validate", [winner])
+    held, held_rows = _landscape(spec, results, "validate", [winner])
     landscape["chosen"] = landscape["reading"] == winner
     scored = held["select_rows"].iloc[0] > 0
     for col in ("score", "agree", "rows"):
@@ -96,10 +101,8 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     landscape["validate_status"] = np.where(landscape["chosen"], held["status"].iloc[0], "")
     rows = pd.concat([rows, held_rows], ignore_index=True)
     out = spec.folder(results)
-    title = spec.title + ("" if set(chosen_tables) == set(spec.tables) else
-                          f" ({', '.join(chosen_tables)} only)")
-    write_landscape(out, landscape, rows, title)
-    _markdown(out / "readings.md", spec, landscape, chosen_tables)
+    write_landscape(out, landscape, rows, spec.title)
+    _markdown(out / "readings.md", spec, landscape)
     if full:
         click.echo(f"{spec.paper}: {winner}, full protocol", err=True)
         run_reading(spec, winner, "full", configs, results, chosen_tables, jobs)
@@ -110,8 +113,9 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     click.echo(f"chosen: {winner}; landscape in {out}/", err=True)
 
 
-def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
-    """(one line per reading: its settings, status and score on `phase`, the scored rows)."""
+def _landscape(spec, results: Path, phase: str, names=None) -> tuple:
+    """(one line per reading: its settings, status and score on `phase` over every table of
+    the paper, the scored rows)."""
     from docfact.experiment.readings import phase_ks
     from docfact.experiment.results import read_setup
     from docfact.report.readings import folder_rows, summary
@@ -119,7 +123,7 @@ def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
     lines, all_rows = [], []
     for reading in names or spec.readings:
         parts, state = [], []
-        for table in tables:
+        for table in spec.tables:
             folder = spec.folder(results) / reading / table
             if not (folder / "manifest.json").exists():
                 state.append(False)
@@ -136,20 +140,20 @@ def _landscape(spec, tables, results: Path, phase: str, names=None) -> tuple:
         status = ("not run" if not parts else "complete" if all(state) else "partial")
         s = summary(rows) if parts else {"score": np.nan, "agree": 0, "rows": 0}
         lines.append({"reading": reading, **spec.readings[reading],
-                      "tables": " ".join(tables), "status": status,
+                      "tables": " ".join(spec.tables), "status": status,
                       "select_score": s["score"], "select_agree": s["agree"],
                       "select_rows": s["rows"]})
     return pd.DataFrame(lines), pd.concat(all_rows, ignore_index=True)
 
 
-def _markdown(path: Path, spec, landscape: pd.DataFrame, tables) -> None:
+def _markdown(path: Path, spec, landscape: pd.DataFrame) -> None:
     """readings.md: the declared settings with their grounds, the readings and their scores."""
     from docfact import atomic
     from docfact.report.readings import SE_FLOOR
 
     lines = [f"# {spec.title}: readings of the unstated settings", "",
              f"Declared in `configs/readings/{spec.paper}.yaml`; computed by `docfact readings "
-             f"{spec.paper}` on {', '.join(f'`{t}`' for t in tables)}. Score: mean over the "
+             f"{spec.paper}` on {', '.join(f'`{t}`' for t in spec.tables)}. Score: mean over the "
              f"published method x metric rows of |ours - published| / SE (SE floored at "
              f"{SE_FLOOR}); selection on {spec.runs} runs at the odd k, validation of the chosen "
              f"reading on {spec.runs} runs at the held-out even k. Agreement: rows within the 95% "
