@@ -288,7 +288,8 @@ def test_a_setting_may_name_the_methods_it_sets(tmp_path):
 CHOSEN = {"gnmf": "corpus-best10-unit", "lccf": "corpus-best10-130-sources-sm-spectral",
           "pspt": "corpus-relative-zero-trials", "lcf": "objective-argmax", "rcf": "corpus"}
 CORPORA = {"lcf": ("yale", "orl"),
-           "rcf": ("tdt2_t2", "reuters_t2", "reuters_t20", "20newsgroups_t2", "20newsgroups_t20")}
+           "rcf": ("tdt2_t2", "tdt2_t20", "reuters_t2", "reuters_t20", "20newsgroups_t2",
+                   "20newsgroups_t20")}
 
 
 @pytest.mark.parametrize("paper, table", [(p, f"{p}_{c}") for p in CHOSEN
