@@ -1,5 +1,6 @@
 """Readings of unstated settings: declared as data, applied to configs, scored, one chosen."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -215,8 +216,6 @@ def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, 
 def test_tables_limits_what_is_computed_not_what_is_scored(tmp_path):
     """One reading per paper: scoring with --tables naming one of GNMF's two tables still
     scores, chooses and writes the landscape over both, the committed one to the byte."""
-    import shutil
-
     committed = ROOT / "results" / "gnmf_readings"
     shutil.copytree(committed, tmp_path / "gnmf_readings")
     res = CliRunner().invoke(main, ["readings", "gnmf", "--score-only", "--tables", "gnmf_tdt2",

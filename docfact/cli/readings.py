@@ -72,11 +72,11 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     # one reading per paper: whatever --tables computed, the choice is made over every table
     landscape, rows = _landscape(spec, results, "select")
     complete = landscape[landscape["status"] == "complete"]
-    if complete.empty and todo and set(chosen_tables) != set(spec.tables):
-        click.echo(f"{spec.paper}: no reading has its selection runs on every table yet; "
-                   "the landscape is not written", err=True)
-        return
     if complete.empty:
+        if todo and set(chosen_tables) != set(spec.tables):  # the other tables are still to run
+            click.echo(f"{spec.paper}: no reading has its selection runs on every table yet; "
+                       "the landscape is not written", err=True)
+            return
         raise ConfigError(f"{spec.paper}: no reading has its selection runs on "
                           f"{', '.join(spec.tables)} yet; run without --score-only")
     from docfact.report.readings import choose
