@@ -41,7 +41,7 @@ def _records(text: str) -> dict:
 
 def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
     """Recompute `methods` on every run of `folder` (at the k in `ks`, every k when None);
-    return the number of rows retimed."""
+    return the number of rows retimed (a row taken from another folder keeps its 0 s)."""
     config, manifest = read_setup(folder)
     plan = Plan.of(baseline_config(resolve(config), methods))
     if plan.data_hash() != manifest.get("data_hash"):
@@ -67,12 +67,14 @@ def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
         text = atomic.read_text(folder / "timings.csv")
         rows = [dict(zip(TIMING_FIELDS, r, strict=True))
                 for r in list(csv.reader(io.StringIO(text)))[1:]]
+        replaced = 0
         for row in rows:
             key = (int(row["k"]), int(row["run"]), row["method"])
-            row["seconds"] = seconds.get(key, row["seconds"])
+            if key in seconds and float(row["seconds"]) > 0:  # 0: taken, counted elsewhere
+                row["seconds"], replaced = seconds[key], replaced + 1
         atomic.write_text(folder / "timings.csv",
                           ",".join(TIMING_FIELDS) + "\n" + _csv(rows, TIMING_FIELDS))
-    return len(seconds)
+    return replaced
 
 
 def main():
