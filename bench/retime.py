@@ -8,7 +8,10 @@ then the former code's: `make reproduce` would spend less. A change that moves o
 rerun the table instead (`docfact run --fresh --donors`), and this refuses it, naming the first
 record that differs.
 
-    python bench/retime.py results/lccf_tdt2 --methods AA-poly,NC-poly [--jobs 2] [--k 9,10]
+    python bench/retime.py results/lccf_tdt2 [--methods AA-poly,NC-poly] [--jobs 2] [--k 9,10]
+
+Without `--methods`, every method the folder computed itself (a row taken from another folder
+is recorded at 0 s, its cost counted where it was computed, and keeps it).
 
 The records are held in memory until every one is compared: `--k` retimes some k only, so that
 a large table can be retimed in parts that each fit the time at hand.
@@ -37,6 +40,12 @@ def _records(text: str) -> dict:
     again, as the store does when it rewrites the file (an unset objective reads back nan)."""
     return {(int(r["k"]), int(r["run"]), r["method"]): _csv([_parse(r)], FIELDS)
             for r in csv.DictReader(io.StringIO(text))}
+
+
+def computed_here(folder: Path) -> list:
+    """The methods of `folder` with a row computed there (seconds > 0)."""
+    rows = csv.DictReader(io.StringIO(atomic.read_text(folder / "timings.csv")))
+    return sorted({row["method"] for row in rows if float(row["seconds"]) > 0})
 
 
 def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
@@ -80,13 +89,15 @@ def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("folders", nargs="+", type=Path)
-    ap.add_argument("--methods", required=True, help="comma-separated method names")
+    ap.add_argument("--methods", help="comma-separated method names (default: every method "
+                    "with a row computed in the folder)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--k", help="comma-separated k to retime (default: every k)")
     args = ap.parse_args()
     ks = None if args.k is None else {int(k) for k in args.k.split(",")}
     for folder in args.folders:
-        n = retime(folder, args.methods.split(","), args.jobs, ks)
+        methods = args.methods.split(",") if args.methods else computed_here(folder)
+        n = retime(folder, methods, args.jobs, ks)
         print(f"{folder}: {n} rows recomputed to the committed records, their seconds replaced")
 
 
