@@ -42,10 +42,16 @@ def _records(text: str) -> dict:
             for r in csv.DictReader(io.StringIO(text))}
 
 
-def computed_here(folder: Path) -> list:
-    """The methods of `folder` with a row computed there (seconds > 0)."""
+def _computed(folder: Path) -> set:
+    """The (k, run, method) of `folder`'s rows computed there: seconds > 0 (a row taken from
+    another folder is recorded at 0 s, its cost counted where it was computed)."""
     rows = csv.DictReader(io.StringIO(atomic.read_text(folder / "timings.csv")))
-    return sorted({row["method"] for row in rows if float(row["seconds"]) > 0})
+    return {(int(r["k"]), int(r["run"]), r["method"]) for r in rows if float(r["seconds"]) > 0}
+
+
+def computed_here(folder: Path) -> list:
+    """The methods of `folder` with a row computed there."""
+    return sorted({m for _, _, m in _computed(folder)})
 
 
 def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
@@ -56,8 +62,8 @@ def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
     if plan.data_hash() != manifest.get("data_hash"):
         sys.exit(f"{folder}: the data file differs from the one its runs were computed on")
     committed = _records(atomic.read_text(folder / "runs.csv"))
-    pairs = sorted({(k, r) for k, r, m in committed
-                    if m in methods and (ks is None or k in ks)})
+    todo = {(k, r, m) for k, r, m in _computed(folder) if m in methods and (ks is None or k in ks)}
+    pairs = sorted({(k, r) for k, r, _ in todo})
     corpus = plan.corpus()
     X = plan.base_matrix(corpus)
     done = Parallel(n_jobs=jobs)(delayed(run_one)(plan, plan.task(X, corpus.y, k, r), {})
@@ -71,19 +77,18 @@ def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
                 sys.exit(f"{folder}: {key} recomputes to {new.strip()}, committed "
                          f"{committed[key].strip()}; "
                          "nothing written (this code moves digits: rerun the table)")
-            seconds[key] = timing["seconds"]
+            if key in todo:
+                seconds[key] = timing["seconds"]
     with Lock(folder):
         text = atomic.read_text(folder / "timings.csv")
         rows = [dict(zip(TIMING_FIELDS, r, strict=True))
                 for r in list(csv.reader(io.StringIO(text)))[1:]]
-        replaced = 0
         for row in rows:
             key = (int(row["k"]), int(row["run"]), row["method"])
-            if key in seconds and float(row["seconds"]) > 0:  # 0: taken, counted elsewhere
-                row["seconds"], replaced = seconds[key], replaced + 1
+            row["seconds"] = seconds.get(key, row["seconds"])
         atomic.write_text(folder / "timings.csv",
                           ",".join(TIMING_FIELDS) + "\n" + _csv(rows, TIMING_FIELDS))
-    return replaced
+    return len(seconds)
 
 
 def main():
