@@ -6,12 +6,16 @@ import pytest
 import scipy.sparse as sp
 
 from docfact.algorithms import CCF, CF, CNPCF, GDCF, LCCF, RCF, KMeans, SemiLCCF, knn_graph
+from docfact.algorithms.engine import numerics
 from docfact.algorithms.graphs import (
+    LINKS,
+    ConstrainedGraph,
     constrained_weights,
     degrees,
     labelled_graph,
     pair_constraints,
     propagate_constraints,
+    propagation_factors,
 )
 from docfact.algorithms.kernels import LinearKernel
 from docfact.algorithms.semisup import CCFRule, CNPCFRule, GDCFRule, label_matrix
@@ -86,6 +90,45 @@ def test_constrained_weights_follow_eq_11(data):
     np.testing.assert_allclose(Wt, expected, atol=1e-15)
     assert Wt.min() >= 0 and Wt.max() <= 1
     np.testing.assert_allclose(Wt, Wt.T, atol=1e-15)
+
+
+@pytest.mark.parametrize("links", ["both", "cannot"])
+def test_the_structured_graph_is_eq_11(data, links):
+    """ConstrainedGraph holds W~ as a sparse part and dense blocks of one leaning class: the
+    same matrix as the dense Eq. (11), its products, scaling, degrees and float32 alike."""
+    X, _, yp = data
+    W = knn_graph(X, 5, "cosine")
+    a, b = LINKS[links]
+    dense = constrained_weights(W, propagate_constraints(W, yp, 0.5, links))
+    graph = ConstrainedGraph(W, propagation_factors(W, yp, 0.5), a, b)
+    np.testing.assert_allclose(graph.toarray(), dense, rtol=0, atol=1e-14)
+    assert bool(graph.blocks) == (links == "both")  # cannot-links alone: max(F, 0) = 0
+    V = np.random.default_rng(0).random((len(yp), 4))
+    np.testing.assert_allclose(np.float64(3.0) * graph @ V, 3.0 * dense @ V, rtol=1e-12)
+    np.testing.assert_allclose(degrees(graph), degrees(dense), rtol=1e-12)
+    single = graph.astype(np.float32) @ V.astype(np.float32)
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, dense @ V, rtol=1e-5)
+
+
+def test_the_structured_graph_refuses_must_links_alone(data):
+    """With must-links only F = a G G^T >= 0 everywhere: no block structure to hold."""
+    X, _, yp = data
+    W = knn_graph(X, 5, "cosine")
+    with pytest.raises(ValueError, match="block diagonal"):
+        ConstrainedGraph(W, propagation_factors(W, yp, 0.5), *LINKS["must"])
+
+
+def test_rcf_with_products_auto_fits_on_the_structured_graph(data):
+    """Products "auto" take W~ V from the structured graph (its digits move only by the order
+    of the sums): the same fit as the dense reference form."""
+    X, _, yp = data
+    model = RCF(3, max_iter=200, random_state=0)
+    with numerics("float64", "auto"):
+        assert isinstance(model._affinity(X, None, yp)[0], ConstrainedGraph)
+        fast = RCF(3, max_iter=200, random_state=0).fit_transform(X, yp)
+    reference = model.fit_transform(X, yp)
+    np.testing.assert_allclose(fast, reference, rtol=1e-6, atol=1e-9)
 
 
 def test_label_matrix_shares_one_row_per_labelled_class(data):

@@ -50,7 +50,7 @@ class LCCFRule:
         self.k = n_components
         self.lam = lam if W is not None else 0.0
         if self.lam > 0:
-            W = W if isinstance(W, np.ndarray) else sp.csr_matrix(W)  # RCF's W~ is dense
+            W = sp.csr_matrix(W) if sp.issparse(W) else W  # RCF's W~: dense or structured
             d = degrees(W)
             if gamma is not None:  # L' = G^-1 L G^-1: W' = G^-1 W G^-1, D' = G^-2 D
                 inv = sp.diags(1.0 / gamma)

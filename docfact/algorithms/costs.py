@@ -10,8 +10,9 @@ Time = bytes / bandwidth + flops / rate, with each form's rates measured on one 
 (`Machine`; bench/bench.py measures them again and prints how far each kernel is from the
 machine's triad bandwidth and GEMM peak). The dense form also costs building K once,
 2 sum_t df_t^2 flops at the sparse rate (df_t the documents holding term t), and N^2 b of memory.
-RCF's dense W~ V is a dense product of the same kind, batched over the starts with products
-"auto" (one start at a time otherwise, as the committed float64 tables were computed).
+RCF's W~ V is a dense product of the same kind, one start at a time with products "reference"
+(as the committed float64 tables were computed); with "auto" it is batched over the starts and
+taken on W~'s structure (graphs.ConstrainedGraph: sum_c n_c^2 instead of N^2 per column).
 """
 
 from dataclasses import dataclass
