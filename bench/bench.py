@@ -10,7 +10,9 @@ each function of a round alike); medians are printed.
    bandwidth, a 2000 x 2000 GEMM for the flop rate (float64 and float32).
 2. Kernels on TDT2's 10 largest classes (tf-idf, N documents, K = 10, R = 10 starts): each
    product's bytes and flops (algorithms/costs.py), its achieved GB/s and GFLOP/s, and the
-   fraction of the peak of the resource that bounds it.
+   fraction of the peak of the resource that bounds it; RCF's W~ V also on the structured W~
+   of products "auto" (graphs.ConstrainedGraph; 2% of each class labelled, alpha 0.5, p 5),
+   whose dense blocks are read as the dense K is.
 3. The form of K the cost model picks for a CF-family fit, against both forms timed, on
    row subsets of N documents: the fit's K products (10 starts x 31 iterations batched, 69
    more for the chosen start, building K for the dense form).
@@ -32,20 +34,42 @@ import scipy.sparse as sp
 from sklearn.decomposition import NMF as SKNMF
 from threadpoolctl import threadpool_limits
 
-from docfact.algorithms import NMF, costs
+from docfact.algorithms import NMF, costs, knn_graph
 from docfact.algorithms.engine import numerics
+from docfact.algorithms.graphs import ConstrainedGraph, propagation_factors
 from docfact.datasets import apply_view, load
 from docfact.datasets.preprocess import weight
 from docfact.digits import deviation
+from docfact.experiment.sampling import sample_labelled
 from docfact.report.readme import splice
 
 K, R = 10, 10
 
 
 def data(classes: int = 10):
-    """The tf-idf documents of TDT2's largest classes, CSR float64."""
-    return sp.csr_matrix(weight(apply_view(load("tdt2"), {"dataset": "tdt2",
-                                                           "largest": classes}).X))
+    """(X, y): the tf-idf documents of TDT2's largest classes, CSR float64, and their classes."""
+    corpus = apply_view(load("tdt2"), {"dataset": "tdt2", "largest": classes})
+    return sp.csr_matrix(weight(corpus.X)), corpus.y
+
+
+def structured_graph(X, y) -> ConstrainedGraph:
+    """RCF's W~ as products "auto" hold it: 5-NN cosine graph, 2% of each class labelled,
+    alpha 0.5 (the TDT2 tables' settings)."""
+    W = knn_graph(X, 5, "cosine")
+    return ConstrainedGraph(W, propagation_factors(W, sample_labelled(y, 0.02, 0, 10, 0), 0.5),
+                            2.0, 1.0)
+
+
+def structured_product(graph: ConstrainedGraph, c: int, itemsize: int) -> costs.Cost:
+    """W~ V on the structured W~: each dense block read once and V's rows gathered and
+    scattered, the sparse part as a CSR product (flops 2 per stored entry and column)."""
+    dense = sum(len(idx) ** 2 for idx, _ in graph.blocks)
+    rows = sum(len(idx) for idx, _ in graph.blocks)
+    nnz, n = graph.sparse.nnz, graph.shape[0]
+    b = dense * itemsize + nnz * (itemsize + 4) + 2 * (n + 2 * rows) * c * itemsize
+    f = 2 * (dense + nnz) * c
+    m = costs.MACHINE
+    return costs.Cost(b, f, b / m.dense_bandwidth + f / (m.dense_flops * 8 / itemsize))
 
 
 def median_times(fns: dict, repeat: int) -> dict:
@@ -77,7 +101,7 @@ def peaks(repeat: int) -> dict:
             **{dt: 2 * 2000**3 / t[dt] for dt in ("float64", "float32")}}
 
 
-def kernel_rows(X, peak: dict, repeat: int) -> list:
+def kernel_rows(X, graph: ConstrainedGraph, peak: dict, repeat: int) -> list:
     """(name, seconds, Cost, bound) of each product of an iteration, both precisions."""
     rng = np.random.default_rng(0)
     n = X.shape[0]
@@ -93,6 +117,9 @@ def kernel_rows(X, peak: dict, repeat: int) -> list:
                                                                              c, b)
             fns[f"dense K Y or W~ V, {what}, {dt}"] = lambda Kc=Kc, Y=Y: Kc @ Y
             models[f"dense K Y or W~ V, {what}, {dt}"] = costs.dense_product(n, c, b)
+            Gc = graph.astype(dt)
+            fns[f"structured W~ V, {what}, {dt}"] = lambda Gc=Gc, Y=Y: Gc @ Y
+            models[f"structured W~ V, {what}, {dt}"] = structured_product(graph, c, b)
     t = median_times(fns, repeat)
     rows = [machine(t, models)]
     for name, cost in models.items():
@@ -177,12 +204,14 @@ def main():
     reason = deviation()
     if reason:
         warnings.warn(f"{reason}: these are not the kernels `docfact run` uses", stacklevel=1)
-    X = data()
+    X, y = data()
+    graph = structured_graph(X, y)
+    share = sum(len(idx) ** 2 for idx, _ in graph.blocks) / X.shape[0] ** 2
     n, m = X.shape
     r = args.repeat
     with threadpool_limits(1):
         peak = peaks(r)
-        fitted, *kernels = kernel_rows(X, peak, r)
+        fitted, *kernels = kernel_rows(X, graph, peak, r)
         forms = form_rows(X, r)
         nmf = nmf_rows(X, r)
     lines = [f"One core of {platform.processor() or platform.machine()} ({os.cpu_count()} cores, "
@@ -195,7 +224,9 @@ def main():
              f"Kernels on TDT2's 10 largest classes: N = {n} documents x {m} terms, "
              f"nnz = {X.nnz}, K = {K}, R = {R} starts. Bytes and flops from algorithms/costs.py; "
              "fraction = of the peak of the bounding resource (triad bandwidth or GEMM rate of "
-             "the precision).", "",
+             "the precision). The structured W~ (RCF's, products \"auto\"): "
+             f"{len(graph.blocks)} dense blocks covering {share:.1%} of N^2, "
+             f"{graph.sparse.nnz} sparse entries.", "",
              "| product | ms | MB moved | MFLOP | GB/s | GFLOP/s | bound | fraction of peak "
              "| model ms |", "|---|---|---|---|---|---|---|---|---|"]
     for name, s, cost, gbs, gfs, bound, frac in kernels:
