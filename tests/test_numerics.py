@@ -1,6 +1,8 @@
 """How the update loop computes: batched products, float32, products "auto", the cost model,
 and the config key that selects them (the defaults keep the committed digits)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -19,6 +21,8 @@ from docfact.report.tables import numerics_words
 from tests.synthetic import three_topics
 from tests.test_cf import OneStartAtATime
 from tests.test_runner import semi_config, small_config
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -151,6 +155,9 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     # the tables and the report say so
     assert numerics_words(fast) == "; factorizations in float32 (products auto)"
     assert numerics_words(base) == numerics_words(same) == ""
+    mixed = load_config(ROOT / "configs" / "rcf_20newsgroups_t20.yaml")  # CNPCF in float64
+    assert numerics_words(mixed) == ("; factorizations in float32 (products auto); CNPCF in "
+                                     "float64 (products auto)")
     # a clustering method computes the same whatever the numerics: its rows stay shared
     plain = load_config(small_config(tmp_path))
     fast = load_config(small_config(tmp_path, name="fast",

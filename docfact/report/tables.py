@@ -37,9 +37,15 @@ def runtime(folder: Path, manifest: dict) -> str:
 
 
 def numerics_words(config) -> str:
-    """How the factorizations computed, when not in the default float64: '; ...' or ''."""
-    found = {tuple(sorted(m.numerics.items())) for m in config.methods if m.numerics}
-    return "".join(f"; factorizations in {dict(n).get('precision', 'float64')} (products "
+    """How the factorizations computed, when not in the default float64: '; ...' or ''. Methods
+    set apart by their own numerics are named ('; CNPCF in float64 (products auto)')."""
+    found = {}
+    for m in config.methods:
+        if m.numerics:
+            found.setdefault(tuple(sorted(m.numerics.items())), []).append(m.name)
+    most = max(found, key=lambda n: len(found[n]), default=None)
+    return "".join(f"; {'factorizations' if n == most else ', '.join(found[n])} in "
+                   f"{dict(n).get('precision', 'float64')} (products "
                    f"{dict(n).get('products', 'reference')})" for n in sorted(found))
 
 
