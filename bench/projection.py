@@ -165,9 +165,13 @@ def main():
               "|---|---|---|---|---|"]
     lines += [f"| {k} | {r.N:.0f} | {r.fits:.0f} | {r.fit:.2f} | {r.iteration:.2f} |"
               for k, r in large.iterrows()]
-    lines += ["", "Past the smallest draws the fast numerics buy about nothing per iteration "
-              "here, where this projection divides rcf_tdt2_t2_reference's seconds by 2.4: its "
-              "projected hours for the RCF tables are low."]
+    lines += ["", "Past the smallest draws the fast numerics bought about nothing per iteration "
+              "here, where this projection divides rcf_tdt2_t2_reference's seconds by 2.4 (the "
+              "readings computed RCF on the dense W~). RCF's W~ is now held as its sparse part "
+              "and class blocks with products auto: recomputed so, the primaries' RCF rows fell "
+              "from 3.04 to 1.45 CPU-hours (rcf_tdt2_t2's from 1.26 to 0.54; "
+              "bench/RCF_GRAPH.md), and the 20 Newsgroups sensitivity tables and their sweep, "
+              "regenerated in float32, from 1.45 to 0.15 (bench/FLOAT32_REFERENCE.md)."]
     emit("\n".join(lines), args.out, None, "")
 
 
