@@ -325,6 +325,26 @@ def test_readings_start_from_the_reference_config_named_beside_the_table(paper, 
     assert chosen.protocol_hash() == parse_config(raw, table).protocol_hash()
 
 
+COMMITTED_READINGS = sorted(
+    (spec, reading, table) for spec in (ROOT / "configs" / "readings").glob("*.yaml")
+    for reading in rd.load_readings(spec).readings for table in rd.load_readings(spec).bases
+    if (ROOT / "results" / f"{spec.stem}_readings" / reading / table / "manifest.json").exists())
+
+
+@pytest.mark.parametrize("spec, reading, table", COMMITTED_READINGS,
+                         ids=[f"{s.stem}-{r}-{t}" for s, r, t in COMMITTED_READINGS])
+def test_every_committed_reading_folder_is_what_the_configs_give(spec, reading, table):
+    """`docfact readings` resumes from the committed folders only while the configs give the
+    protocol they were computed with: a change to a base config (e.g. a method's own
+    numerics in a reference table) must not move a reading's protocol."""
+    readings = rd.load_readings(spec)
+    base = load_resolved(ROOT / "configs" / f"{readings.bases[table]}.yaml")
+    manifest = yaml.safe_load((ROOT / "results" / f"{spec.stem}_readings" / reading / table /
+                               "manifest.json").read_text())
+    assert rd.reading_config(base, readings, reading, table).protocol_hash() == \
+        manifest["protocol_hash"]
+
+
 def test_the_files_runs_and_numerics_set_every_readings_sub_protocol(tmp_path):
     """`runs` sets the sub-protocol's runs per k; `numerics` how every reading's
     factorizations compute, which leaves the clustering methods' rows shared with the

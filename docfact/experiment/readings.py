@@ -217,8 +217,10 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
     if raw.get("shares"):  # the table it shares with, by its name among the readings' tables
         raw["shares"] = next((t for t, b in readings.bases.items() if b == raw["shares"]),
                              raw["shares"])
-    if readings.numerics:
+    if readings.numerics:  # every reading's factorizations, whatever the base sets per method
         raw["numerics"] = dict(readings.numerics)
+        for spec in raw["methods"].values():
+            spec.pop("numerics", None)
     if isinstance(raw.get("report"), dict):
         raw["report"].pop("kind", None)
     methods = [fixed_methods(readings)]
