@@ -92,22 +92,28 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", nargs="+", help="NAME=FLOAT32_FOLDER:FLOAT64_FOLDER[:M1,M2]")
-    parser.add_argument("--csv", type=Path, default=Path("bench/FLOAT32_TABLES.csv"))
-    parser.add_argument("--md", type=Path, default=Path("bench/FLOAT32_TABLES.md"))
+def cli(doc: str, csv: str, md: str, pair, markdown) -> None:
+    """The command line of a pairing script: NAME=FOLDER:FOLDER[:...] pairs, each made a
+    DataFrame by pair(name, folders), joined, written as CSV and Markdown, and printed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("pairs", nargs="+", help="NAME=FOLDER:FOLDER[:...] (see above)")
+    parser.add_argument("--csv", type=Path, default=Path(csv))
+    parser.add_argument("--md", type=Path, default=Path(md))
     args = parser.parse_args()
-    parts = []
-    for spec in args.pairs:
-        name, folders = spec.split("=", 1)
-        fast, reference, *only = folders.split(":")
-        methods = only[0].split(",") if only else None
-        parts.append(compare(name, Path(fast), Path(reference), methods))
-    table = pd.concat(parts, ignore_index=True)
+    table = pd.concat([pair(*spec.split("=", 1)) for spec in args.pairs], ignore_index=True)
     table.to_csv(args.csv, index=False, float_format="%.6f")
     args.md.write_text(markdown(table) + "\n")
     print(markdown(table))
+
+
+def pair(name: str, folders: str) -> pd.DataFrame:
+    """FLOAT32_FOLDER:FLOAT64_FOLDER[:M1,M2] compared."""
+    fast, reference, *only = folders.split(":")
+    return compare(name, Path(fast), Path(reference), only[0].split(",") if only else None)
+
+
+def main():
+    cli(__doc__, "bench/FLOAT32_TABLES.csv", "bench/FLOAT32_TABLES.md", pair, markdown)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,10 @@ the RCF rows in each folder's timings.csv. Writes a CSV and a Markdown summary.
 
 import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
 
-import argparse
 from pathlib import Path
 
 import pandas as pd
-from float32_tables import compare
+from float32_tables import cli, compare
 from tabulate import tabulate
 
 from docfact.experiment.results import read_timings
@@ -51,22 +50,15 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def pair(name: str, folders: str) -> pd.DataFrame:
+    """NEW_FOLDER:FORMER_FOLDER compared on RCF's rows, with their CPU-hours."""
+    new, former = (Path(f) for f in folders.split(":"))
+    return compare(name, new, former, ["RCF"]).rename(columns=COLUMNS).assign(
+        cpu_h_former=hours(former), cpu_h_new=hours(new))
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", nargs="+", help="NAME=NEW_FOLDER:FORMER_FOLDER")
-    parser.add_argument("--csv", type=Path, default=Path("bench/RCF_GRAPH.csv"))
-    parser.add_argument("--md", type=Path, default=Path("bench/RCF_GRAPH.md"))
-    args = parser.parse_args()
-    parts = []
-    for spec in args.pairs:
-        name, folders = spec.split("=", 1)
-        new, former = (Path(f) for f in folders.split(":"))
-        parts.append(compare(name, new, former, ["RCF"]).rename(columns=COLUMNS).assign(
-            cpu_h_former=hours(former), cpu_h_new=hours(new)))
-    table = pd.concat(parts, ignore_index=True)
-    table.to_csv(args.csv, index=False, float_format="%.6f")
-    args.md.write_text(markdown(table) + "\n")
-    print(markdown(table))
+    cli(__doc__, "bench/RCF_GRAPH.csv", "bench/RCF_GRAPH.md", pair, markdown)
 
 
 if __name__ == "__main__":
