@@ -60,10 +60,15 @@ def structured_graph(X, y) -> ConstrainedGraph:
                             2.0, 1.0)
 
 
+def block_entries(graph: ConstrainedGraph) -> int:
+    """The entries of the structured W~'s dense blocks (sum_c n_c^2)."""
+    return sum(len(idx) ** 2 for idx, _ in graph.blocks)
+
+
 def structured_product(graph: ConstrainedGraph, c: int, itemsize: int) -> costs.Cost:
     """W~ V on the structured W~: each dense block read once and V's rows gathered and
     scattered, the sparse part as a CSR product (flops 2 per stored entry and column)."""
-    dense = sum(len(idx) ** 2 for idx, _ in graph.blocks)
+    dense = block_entries(graph)
     rows = sum(len(idx) for idx, _ in graph.blocks)
     nnz, n = graph.sparse.nnz, graph.shape[0]
     b = dense * itemsize + nnz * (itemsize + 4) + 2 * (n + 2 * rows) * c * itemsize
@@ -206,7 +211,7 @@ def main():
         warnings.warn(f"{reason}: these are not the kernels `docfact run` uses", stacklevel=1)
     X, y = data()
     graph = structured_graph(X, y)
-    share = sum(len(idx) ** 2 for idx, _ in graph.blocks) / X.shape[0] ** 2
+    share = block_entries(graph) / X.shape[0] ** 2
     n, m = X.shape
     r = args.repeat
     with threadpool_limits(1):
