@@ -7,6 +7,7 @@ recomputation of the table's check pairs, which every table has.
 """
 
 import difflib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from docfact.errors import ConfigError
 from docfact.experiment import plan
 from docfact.experiment.results import read_manifest
 from docfact.experiment.runner import result_folders
+from docfact.experiment.store import RunStore
 from docfact.report.fidelity import ledger
 from tests.test_check import COMMITTED
 from tests.test_runner import small_config
@@ -63,6 +65,22 @@ def test_every_committed_folder_reads_back_as_the_protocol_of_its_runs():
         if config.protocol_hash() != read_manifest(folder)["protocol_hash"]:
             wrong.append(f"{folder}: protocol hash differs from its manifest's")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_committed_folder_is_as_the_store_writes_it(tmp_path):
+    """Resuming a complete committed folder (as `docfact run` on a committed table does) keeps
+    its runs.csv and timings.csv byte for byte: the store's rewrite of each is the file itself."""
+    moved = []
+    for folder in result_folders(ROOT / "results"):
+        copy = tmp_path / "copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        copy.mkdir()
+        for name in ("runs.csv", "timings.csv"):
+            shutil.copy(folder / name, copy / name)
+        RunStore(copy).load([m.name for m in plan.load(folder / "config.yaml").methods])
+        moved += [f"{folder / name}" for name in ("runs.csv", "timings.csv")
+                  if (copy / name).read_bytes() != (folder / name).read_bytes()]
+    assert not moved, "rewritten on resume:\n" + "\n".join(moved[:20])
 
 
 def test_the_ledger_moves_with_a_changed_run(tmp_path):
