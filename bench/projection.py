@@ -170,8 +170,9 @@ def main():
               "readings computed RCF on the dense W~). RCF's W~ is now held as its sparse part "
               "and class blocks with products auto: recomputed so, the primaries' RCF rows fell "
               "from 3.04 to 1.45 CPU-hours (rcf_tdt2_t2's from 1.26 to 0.54; "
-              "bench/RCF_GRAPH.md), and the 20 Newsgroups sensitivity tables and their sweep, "
-              "regenerated in float32, from 1.45 to 0.15 (bench/FLOAT32_REFERENCE.md)."]
+              "bench/RCF_GRAPH.md), and the sensitivity tables of 20 Newsgroups and Reuters "
+              "with their figures' sweeps, regenerated in float32, from 1.45 to 0.15 and from "
+              "9.12 to 2.26 (bench/FLOAT32_REFERENCE.md); TDT2's are next."]
     emit("\n".join(lines), args.out, None, "")
 
 
