@@ -326,8 +326,10 @@ def test_readings_start_from_the_reference_config_named_beside_the_table(paper, 
 
 
 COMMITTED_READINGS = sorted(
-    (spec, reading, table) for spec in (ROOT / "configs" / "readings").glob("*.yaml")
-    for reading in rd.load_readings(spec).readings for table in rd.load_readings(spec).bases
+    (spec, reading, table)
+    for spec, readings in ((s, rd.load_readings(s))
+                           for s in (ROOT / "configs" / "readings").glob("*.yaml"))
+    for reading in readings.readings for table in readings.bases
     if (ROOT / "results" / f"{spec.stem}_readings" / reading / table / "manifest.json").exists())
 
 
