@@ -10,6 +10,8 @@ iterations, the best continued to 100), and the k-means label step (20 replicate
 `--readme FILE` replaces the file's section between `<!-- scaling:start/end -->`.
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import argparse
 import json
 import resource

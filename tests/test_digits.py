@@ -1,5 +1,6 @@
 """The committed digits depend on NumPy's SIMD loops and OpenBLAS's kernels: docfact pins them."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -76,3 +77,21 @@ def test_a_run_off_the_committed_loops_says_so_in_one_line(tmp_path, monkeypatch
     notes = [line for line in res.stderr.splitlines() if line.startswith("docfact: note:")]
     assert notes == ["docfact: note: NumPy uses its X86_V4 loops; runs may differ from the "
                      "committed results in their last digits, and some then in their labels"]
+
+
+SCRIPTS = sorted([*ROOT.glob("bench/*.py"), *ROOT.glob("results/*/*.py")])
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_script_imports_docfact_before_any_numeric_module(path):
+    """A script of bench/ or results/ run as `python script.py` computes with the committed
+    loops only when docfact is imported before NumPy (a package that is not the standard
+    library may load NumPy): results/rcf_constraints/experiment.py, importing NumPy first,
+    recomputed a SemiLCCF fit to AC 0.321 where `docfact run` records 0.371."""
+    tree = ast.parse(path.read_text())
+    imported = [alias.name if isinstance(node, ast.Import) else node.module
+                for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+                for alias in (node.names if isinstance(node, ast.Import) else node.names[:1])]
+    first = next(name for name in imported
+                 if name.split(".")[0] not in sys.stdlib_module_names)
+    assert first == "docfact"

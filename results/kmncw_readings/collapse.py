@@ -8,6 +8,8 @@ Writes collapse.csv beside this file, in about a CPU-minute.
 Run from the repository root: .venv/bin/python results/kmncw_readings/collapse.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 from pathlib import Path
 
 import numpy as np

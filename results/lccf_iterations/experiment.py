@@ -13,6 +13,8 @@ Writes iterations.csv beside this file, in about twenty CPU-minutes.
 Run from the repository root: .venv/bin/python results/lccf_iterations/experiment.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import dataclasses
 from pathlib import Path
 

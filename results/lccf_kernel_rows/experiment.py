@@ -12,6 +12,8 @@ its runs.csv, checks it). Writes kernel.csv beside this file, in about five CPU-
 Run from the repository root: .venv/bin/python results/lccf_kernel_rows/experiment.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 from pathlib import Path
 
 import numpy as np

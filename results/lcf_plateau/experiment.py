@@ -11,6 +11,8 @@ from the same start. Writes plateau.csv beside this file, in about six CPU-minut
 Run from the repository root: .venv/bin/python results/lcf_plateau/experiment.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 from pathlib import Path
 
 import numpy as np

@@ -12,6 +12,8 @@ usage: python landscape.py CONFIG K[,K...] RUNS OUT.csv [STOP,INIT,NORM]
 (appends; skips recorded rows; the optional reading restricts CF and LCF to it, for the held-out k)
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import csv
 import sys
 from pathlib import Path

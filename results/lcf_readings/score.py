@@ -7,6 +7,8 @@ usage: python score.py [--reading=SELECT,READOUT,STOP,INIT,NORM] OUT.md SUBRUNS.
 (writes OUT.md and OUT.csv; only the readings recorded on every complete draw are scored)
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import itertools
 import sys
 from pathlib import Path

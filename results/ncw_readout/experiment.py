@@ -13,6 +13,8 @@ Writes readout.csv beside this file, in a few CPU-minutes.
 Run from the repository root: .venv/bin/python results/ncw_readout/experiment.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import dataclasses
 from pathlib import Path
 

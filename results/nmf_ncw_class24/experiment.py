@@ -10,6 +10,8 @@ corpus-weighted table's AC of the same draw is copied beside. Writes class24.csv
 file. Run from the repository root: .venv/bin/python results/nmf_ncw_class24/experiment.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 from pathlib import Path
 
 import numpy as np

@@ -19,6 +19,8 @@ CPU-minute.
 Run from the repository root: .venv/bin/python results/rcf_constraints/experiment.py
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 from pathlib import Path
 
 import numpy as np

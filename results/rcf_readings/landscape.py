@@ -17,6 +17,8 @@ usage: python landscape.py CONFIG K[,K...] RUNS OUT.csv [PROPAGATE:ENTER,...]
 (appends; skips recorded rows; the optional list restricts the readings run, both samplings)
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import csv
 import sys
 import zlib

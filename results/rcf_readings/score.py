@@ -7,6 +7,8 @@ those draws (labelled reading).
 usage: python score.py OUT.md DRAWS.csv   (writes OUT.md and OUT.csv)
 """
 
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
 import sys
 from pathlib import Path
 
