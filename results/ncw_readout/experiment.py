@@ -5,10 +5,10 @@ notes had justified it by 4 uncommitted runs and by a mechanism (the weighted pr
 carrying each document's weight d_i^1/2 as a row scale), both measured here. On 20 of the
 primary table's own draws (`lccf_tdt2`, k = 5 and 10, runs 0-9; the documents, seeds and fits
 of `docfact run`), refits each of the three and reads its V three ways with the table's label
-reader and label seed (Method.read_out): unit rows (the table's read-out: `table_ac`, from its
-runs.csv, checks it), raw rows, and argmax (Xu et al.'s). Also records how V's row norms follow
-d^1/2 (Spearman correlation; d = X X^T 1, the NC degrees) and the share of the documents in the
-largest cluster of each read-out.
+reader and label seed (Method.read_out): unit rows (the table's read-out then: `table_ac`, from
+its runs.csv at commit TABLE_AT, checks it), raw rows, and argmax (Xu et al.'s). Also records
+how V's row norms follow d^1/2 (Spearman correlation; d = X X^T 1, the NC degrees) and the
+share of the documents in the largest cluster of each read-out.
 Writes readout.csv beside this file, in a few CPU-minutes.
 Run from the repository root: .venv/bin/python results/ncw_readout/experiment.py
 """
@@ -16,6 +16,8 @@ Run from the repository root: .venv/bin/python results/ncw_readout/experiment.py
 import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
 
 import dataclasses
+import io
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,7 @@ from docfact.experiment.plan import Plan, load
 
 HERE = Path(__file__).parent
 TABLE, KS, RUNS = "lccf_tdt2", (5, 10), range(10)
+TABLE_AT = "0af77bd"  # the table measured; it reads NMF-NCW and CF-NCW by argmax since
 METHODS = ("NMF-NCW", "CF-NCW", "LCCF-NCW")
 READERS = {"unit": {"rule": "kmeans", "replicates": 20, "normalize_rows": True},
            "raw": {"rule": "kmeans", "replicates": 20}, "argmax": {"rule": "argmax"}}
@@ -37,7 +40,9 @@ READERS = {"unit": {"rule": "kmeans", "replicates": 20, "normalize_rows": True},
 def rows():
     plan = Plan.of(load(f"configs/{TABLE}.yaml"), [(k, r) for k in KS for r in RUNS])
     methods = {m.name: m for m in plan.config.methods}
-    table = pd.read_csv(f"results/{TABLE}/runs.csv").set_index(["k", "run", "method"]).ac
+    text = subprocess.run(["git", "show", f"{TABLE_AT}:results/{TABLE}/runs.csv"],
+                          capture_output=True, text=True, check=True).stdout
+    table = pd.read_csv(io.StringIO(text)).set_index(["k", "run", "method"]).ac
     for task, shared in plan.draws():
         k, r, y = task.k, task.run, task.y
         X = shared.X
