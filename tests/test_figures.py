@@ -51,6 +51,20 @@ def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
     assert (out / "sweep-GNMF-weight.png").exists()
 
 
+def test_sweep_over_values_a_config_name_cannot_hold(tmp_path):
+    """K-means.init=random,k-means++: '+' may not stand in a config's name, so the swept
+    config's name writes it '_'; its folder and the sweep's CSV keep the value."""
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    out = tmp_path / "sweep"
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "K-means.init=random,k-means++",
+                                    "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert list(pd.read_csv(out / "sweep-K-means-init.csv")["value"]) == ["random", "k-means++"]
+    runs = pd.read_csv(out / "init=k-means++/runs.csv")
+    assert list(runs["status"]) == ["ok"]
+    assert "name: small-init-k-means__" in (out / "init=k-means++/config.yaml").read_text()
+
+
 def test_labelled_sweep_at_the_configs_own_fraction_reproduces_its_rows(tmp_path):
     """RCF Figs. 1-2: protocol.labelled varies the labels of the semi-supervised methods only;
     at the config's own fraction their rows are the table's, and more labels change them."""
