@@ -131,7 +131,8 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
                            ("nope.p=3", "no method"),
                            ("gnmf.p=a", "'p' parameter of GNMF must be an int in the range"),
                            ("gnmf.weight=gauss", "'weight' parameter of GNMF must be a str among"),
-                           ("lambda", "METHOD.PARAM")]:
+                           ("lambda", "METHOD.PARAM"),
+                           ("gnmf.lambda=1,10,1.0", "gnmf.lambda lists 1 twice")]:
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])
         assert res.exit_code == 2 and message in res.output, res.output

@@ -31,7 +31,11 @@ def parse_param(text: str) -> tuple:
     if param != m[2]:
         warnings.warn(f"{m[1]}.{m[2]}: write {m[1]}.{param} (as the papers); {m[2]} is read the "
                       "same way", ConfigNote, stacklevel=2)
-    return m[1], param, [_value(v.strip()) for v in m[3].split(",")]
+    values = [_value(v.strip()) for v in m[3].split(",")]
+    twice = next((values[values.index(v)] for i, v in enumerate(values) if v in values[:i]), None)
+    if twice is not None:
+        raise ConfigError(f"--param: {m[1]}.{param} lists {twice!r} twice")
+    return m[1], param, values
 
 
 def _value(text: str):
