@@ -159,8 +159,9 @@ def digest(key: dict) -> str:
 
 class _Loader(yaml.SafeLoader):
     """PyYAML's safe loader without aliases (a 2 KB file of `*a` references can stand for
-    billions of values) and with at most MAX_DEPTH nested collections (deeper ones exhaust
-    Python's stack)."""
+    billions of values), with at most MAX_DEPTH nested collections (deeper ones exhaust
+    Python's stack) and without a key given twice in one mapping (PyYAML keeps the last,
+    so a method written twice would silently replace the first)."""
 
     depth = 0
 
@@ -180,6 +181,18 @@ class _Loader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue  # a collection as key is the base class's error; `<<` merges
+            key = self.construct_object(key_node)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 def parse_yaml(text: str, where: str):

@@ -104,6 +104,19 @@ def test_lambda_is_the_config_name_and_lam_is_read_with_a_note(tmp_path):
     assert "lambda is given twice" in run_cli("validate", path).output
 
 
+def test_a_key_given_twice_is_refused_with_its_line(tmp_path):
+    """PyYAML keeps the last of two equal keys: a method written twice would silently
+    replace the first, so the loader refuses it, naming the second."""
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD + "  KM: {algorithm: nmf}\n")
+    res = run_cli("validate", path)
+    assert res.exit_code == 2
+    assert "invalid YAML at line 8, column 3: key 'KM' given twice" in res.output
+    path.write_text(GOOD.replace("{k: [2], runs: 1}", "{k: [2], runs: 1, runs: 2}"))
+    assert "key 'runs' given twice" in run_cli("validate", path).output
+    assert parse_yaml("a: {<<: {b: 1}, b: 2}", "c.yaml") == {"a": {"b": 2}}  # a merge: legal
+
+
 def test_a_value_shared_by_two_methods_is_written_out_and_reads_back():
     """A sweep gives every method the same label reader object; the folder's config.yaml must
     not hold an alias, which the loader refuses."""

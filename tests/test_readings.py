@@ -152,6 +152,14 @@ def test_a_reading_must_give_every_setting_a_declared_value(tmp_path):
             "weighting": "idf", "starts": "one", "read-out": "k-means"}}))
 
 
+def test_a_readings_file_with_a_reading_given_twice_is_refused(tmp_path):
+    path = _readings_file(tmp_path)  # readings: the file's last mapping
+    path.write_text(path.read_text() + "  reference: {weighting: corpus, starts: one, "
+                    "read-out: k-means}\n")
+    with pytest.raises(ConfigError, match="key 'reference' given twice"):
+        rd.load_readings(path)
+
+
 def test_phases_split_the_k_into_odd_and_held_out_even():
     config = load_config(ROOT / "configs" / "gnmf_tdt2.yaml")
     assert rd.phase_ks(config, "select") == (3, 5, 7, 9)

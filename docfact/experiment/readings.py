@@ -48,10 +48,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from docfact.algorithms.engine import Numerics
-from docfact.config import Config, parse_config
+from docfact.config import Config, parse_config, parse_yaml
 from docfact.errors import ConfigError
 from docfact.experiment import plan
 from docfact.experiment.runner import run
@@ -85,12 +83,11 @@ def load_readings(path) -> Readings:
     """Parse and check a readings file; ConfigError 'file: key: reason' for anything wrong."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        text = path.read_text()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: invalid YAML: {str(e).splitlines()[0]}") from None
     where = str(path)
+    raw = parse_yaml(text, where)
     if not isinstance(raw, dict) or not {"tables", "settings", "readings"} <= set(raw):
         raise ConfigError(f"{where}: needs tables, settings and readings")
     settings = raw["settings"]
