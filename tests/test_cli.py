@@ -145,7 +145,9 @@ def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_pat
 
     monkeypatch.chdir(tmp_path)
     line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml")
-    assert line.startswith(" (") and "cores for " in line and "gnmf_tdt2" in line
+    seconds = pd.read_csv(ROOT / "results/gnmf_tdt2/timings.csv")["seconds"].sum()
+    assert line.startswith(f" ({seconds / 60:.0f} CPU-minutes as recorded in ")
+    assert "gnmf_tdt2: about " in line and "on this machine's " in line
     assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml") == ""
 
 

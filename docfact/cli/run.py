@@ -113,25 +113,35 @@ def _failures(folder: Path) -> list:
 
 
 def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def _time_here(name: str, config_path) -> str:
-    """How long the full table took here, from its committed results' manifest, if any: in
-    results/ of the current folder, or of the folder above the config's (a repository's
-    configs/ and results/)."""
+    """What the full table costs, from the CPU seconds its committed results record
+    (timings.csv: in results/ of the current folder, or of the folder above the config's, a
+    repository's configs/ and results/): CPU-hours, and about how long on this machine's
+    cores (the runs are independent; a recorded wall time depends on the load it ran under
+    and on --jobs)."""
+    from joblib import cpu_count
+
     from docfact.errors import DocfactError
-    from docfact.experiment.results import read_manifest
-    from docfact.report.tables import runtime
+    from docfact.experiment.results import read_timings
 
     beside = Path(config_path).resolve().parent.parent / "results" / name
     folder = next((f for f in (Path("results") / name, beside) if f.is_dir()), beside)
     try:
-        manifest = read_manifest(folder)
-        took = runtime(folder, manifest)
+        seconds = float(read_timings(folder)["seconds"].sum())
     except (OSError, ValueError, KeyError, DocfactError):
         return ""
-    return f" ({took} on {manifest['cores']} cores for {folder}, which holds it)"
+    if not seconds > 0:
+        return ""
+    cores = cpu_count()  # what --jobs -1 uses
+    cpu = (f"{seconds / 3600:.1f} CPU-hours" if seconds >= 3600
+           else f"{seconds / 60:.0f} CPU-minutes")
+    return (f" ({cpu} as recorded in {folder}: about {_duration(seconds / cores)} on this "
+            f"machine's {cores} cores)")
 
 
 @click.command(short_help="Print a results folder's tables again.")
