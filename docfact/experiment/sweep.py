@@ -80,10 +80,10 @@ def swept_config(config: Config, target: str, param: str, value) -> Config:
     methods = tuple(replace(m, params={**m.params, keyword(param): value}) for m in chosen)
     for m in methods:
         m.validate(f"--param {target}.{param}={value}")
-    return restricted(config, methods, f"{config.name}-{param}-{name_part(value)}")
+    return restricted(config, methods, f"{config.name}-{param}-{_name_part(value)}")
 
 
-def name_part(value) -> str:
+def _name_part(value) -> str:
     """A swept value as part of a config name, whose characters are letters, digits, '_', '-'
     and '.': any other one (k-means++) written '_' (the value's folder keeps the value)."""
     return re.sub(r"[^A-Za-z0-9_.-]", "_", str(value))
