@@ -63,6 +63,10 @@ figures:
 	  --baselines LCCF --runs 3 --jobs $(JOBS) > /dev/null
 	$(call rcf_figures,rcf_reuters_t2_reference,13,5,2 4 6 8 10)
 	$(call rcf_figures,rcf_tdt2_t2_reference,30,9,1 3 5 7 9)
+	@for p in KMeans.n_replicates=1,10 KMeans.init=random,k-means++ KMeans.metric=cosine,euclidean; do \
+	  $(BIN)/docfact sweep configs/rcf_tdt2_t2_reference.yaml --param $$p --k 9 --runs 30 \
+	    --jobs $(JOBS) --out results/rcf_tdt2_t2_reference/draws_k9 > /dev/null || exit $$?; \
+	done
 
 comma := ,
 space := $(subst ,, )
