@@ -88,10 +88,12 @@ def test_every_script_imports_docfact_before_any_numeric_module(path):
     loops only when docfact is imported before NumPy (a package that is not the standard
     library may load NumPy): results/rcf_constraints/experiment.py, importing NumPy first,
     recomputed a SemiLCCF fit to AC 0.321 where `docfact run` records 0.371."""
-    tree = ast.parse(path.read_text())
-    imported = [alias.name if isinstance(node, ast.Import) else node.module
-                for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
-                for alias in (node.names if isinstance(node, ast.Import) else node.names[:1])]
+    imported = []
+    for node in ast.parse(path.read_text()).body:  # the module's top-level imports, in order
+        if isinstance(node, ast.Import):
+            imported += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            imported.append(node.module)
     first = next(name for name in imported
                  if name.split(".")[0] not in sys.stdlib_module_names)
     assert first == "docfact"
