@@ -8,7 +8,13 @@ import scipy.sparse as sp
 
 from docfact.algorithms import PSPt, SymmetricNMF
 from docfact.algorithms.kernels import DenseKernel, LinearKernel, affinity, ncw_scaling
-from docfact.algorithms.symmetric import HHtRule, Hollow, PSPtRule, affinity_sq_norm
+from docfact.algorithms.symmetric import (
+    HHtRule,
+    Hollow,
+    LastProduct,
+    PSPtRule,
+    affinity_sq_norm,
+)
 from docfact.metrics import accuracy
 from tests.synthetic import objective_history, three_topics
 
@@ -200,6 +206,41 @@ def test_hollow_operator_is_w_without_its_diagonal(docs):
     np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
 
 
+
+class Counted(DenseKernel):
+    """A dense affinity that counts its products."""
+
+    calls = 0
+
+    def dot(self, Y):
+        self.calls += 1
+        return super().dot(Y)
+
+
+def test_last_product_follows_its_factor_and_spares_the_repeated_products(docs):
+    """LastProduct gives W Y for the Y of the call, also after Y changed in place, and its
+    product cannot be written; PSPt's iteration with its objective (Eqs. 6, 8 and 4 share
+    W P) then takes one product, HHt's (update and objective share W H) one."""
+    W = dense_affinity(docs[0], False)
+    op = Counted(W)
+    memo = LastProduct(op)
+    Y = np.random.default_rng(0).random((W.shape[0], 3))
+    first = memo.dot(Y)
+    np.testing.assert_array_equal(first, W @ Y)
+    with pytest.raises(ValueError, match="read-only"):
+        first[0, 0] = 1.0
+    Y *= 2.0
+    np.testing.assert_array_equal(memo.dot(Y), W @ Y)
+    memo.dot(Y.copy())
+    assert op.calls == 2
+    for rule in (PSPtRule(Counted(W), 3, 0.8), HHtRule(Counted(W), 3)):
+        F = rule.init(np.random.default_rng(1))
+        rule.objective(F)
+        before = rule.W.W.calls
+        for _ in range(10):
+            rule.update(F)
+            rule.objective(F)
+        assert rule.W.W.calls - before == 10
 
 def test_hollow_product_is_nonnegative_where_a_document_has_no_other_neighbour():
     """W - diag(W) on nonnegative factors is nonnegative; computed as W Y - diag(W) Y it leaves

@@ -56,6 +56,23 @@ class Hollow:
         return D
 
 
+class LastProduct:
+    """W Y of a kernel operator W, kept for the last Y: PSPt takes W P of the same P in Eq. 8,
+    in its objective and in the next Eq. 6, HHt W H in its objective and its next update; kept,
+    one product per iteration instead of three (two for HHt), with the same digits (the same
+    product of the same Y). The product returned is read-only."""
+
+    def __init__(self, W):
+        self.W, self.n = W, W.n
+        self._Y = self._WY = None
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        if self._Y is None or self._Y.shape != Y.shape or not np.array_equal(self._Y, Y):
+            self._Y, self._WY = Y.copy(), self.W.dot(Y)
+            self._WY.flags.writeable = False
+        return self._WY
+
+
 def affinity_sq_norm(W) -> float:
     """||W||_F^2 of a kernel operator (for the linear kernel from the sparse product X X^T)."""
     if isinstance(W, Hollow):
@@ -71,7 +88,7 @@ class HHtRule:
     loop_normalize = None
 
     def __init__(self, W, n_components: int):
-        self.W, self.k = W, n_components
+        self.W, self.k = LastProduct(W), n_components
         self.sq_norm_W = affinity_sq_norm(W)
 
     def init(self, rng):
@@ -105,7 +122,7 @@ class PSPtRule:
 
     def __init__(self, W, n_components: int, eta: float, scale: str = "literal",
                  s_form: str = "diagonal"):
-        self.W, self.k, self.s_form = W, n_components, s_form
+        self.W, self.k, self.s_form = LastProduct(W), n_components, s_form
         self.sq_norm_W = affinity_sq_norm(W)
         if scale == "literal":
             self.alpha, self.beta = eta / W.n**2, (1 - eta) / n_components**2
