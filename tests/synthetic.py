@@ -3,6 +3,8 @@
 import numpy as np
 import scipy.sparse as sp
 
+from docfact.algorithms.kernels import DenseKernel
+
 
 def three_topics(seed: int, n_terms: int, per_class: int, noise: float) -> tuple:
     """(X sparse (3 per_class, n_terms), labels): three noisy nonnegative clusters of
@@ -49,3 +51,27 @@ def partially_labelled_topics():
     for i in (0, 3, 7, 21, 25, 44, 50, 58):
         y_partial[i] = y[i]
     return X, y, y_partial
+
+
+class Counted(DenseKernel):
+    """A dense kernel that counts the products it computes (one per start)."""
+
+    calls = 0
+
+    def dot(self, Y):
+        self.calls += 1
+        return super().dot(Y)
+
+    def dot_all(self, Ys):
+        self.calls += len(Ys)
+        return super().dot_all(Ys)
+
+
+def products_per_iteration(rule, op: Counted, iterations: int = 10) -> float:
+    """The products `op` computes per update followed by the objective (as the engine runs a
+    start when it stops by the objective), from a random start of the rule."""
+    F = rule.init(np.random.default_rng(1))
+    rule.objective(F)
+    before = op.calls
+    objective_history(rule, F, iterations)
+    return (op.calls - before) / iterations

@@ -5,11 +5,12 @@ import pytest
 from scipy.optimize import minimize as scipy_minimize
 
 from docfact.algorithms import CF, LCF, SparseNMF, polynomial_kernel
+from docfact.algorithms.cf import LCCFRule
 from docfact.algorithms.engine import mu_step
 from docfact.algorithms.kernels import DenseKernel, LinearKernel
 from docfact.algorithms.lcf import LCFRule
 from docfact.algorithms.sparse_nmf import SparseNMFRule, l1_for, project
-from tests.synthetic import objective_history
+from tests.synthetic import Counted, objective_history, products_per_iteration
 
 
 @pytest.fixture(scope="module")
@@ -227,3 +228,13 @@ def test_lcf_cf_start_begins_where_cf_stops(faces):
     assert cf_progress(LCFRule(K, 3, 0.3).init(np.random.default_rng(0))) > 1e-2
     with pytest.raises(ValueError, match="'init' parameter of LCF must be"):
         LCF(3, init="nmf").fit_transform(X)
+
+
+def test_cf_and_lcf_share_k_u_between_objective_and_next_update(faces):
+    """Stopped by the objective (LCF's tables), CF and LCF take K U and K V per iteration: the
+    objective's K U of the updated U is the next iteration's (kernels.LastProduct)."""
+    K = faces[0] @ faces[0].T
+    for make in (lambda op: LCCFRule(op, 3, loop_normalize=False),
+                 lambda op: LCFRule(op, 3, 0.3)):
+        op = Counted(K)
+        assert products_per_iteration(make(op), op) == 2

@@ -32,7 +32,7 @@ from docfact.algorithms.graphs import (
     check_partial_labels,
     degrees,
 )
-from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, DenseKernel, affinity
+from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, DenseKernel, LastProduct, affinity
 
 
 class LCCFRule:
@@ -71,6 +71,7 @@ class LCCFRule:
             if self.negative:
                 self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
                                           self.K_neg.astype(self.dtype))
+        self.K = LastProduct(self.K)
 
     def init(self, rng):
         return rng.random((self.K.n, self.k)), rng.random((self.K.n, self.k))

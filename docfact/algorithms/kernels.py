@@ -104,6 +104,30 @@ class DenseKernel:
         return DenseKernel(self.K.astype(dtype, copy=False))
 
 
+class LastProduct:
+    """A kernel operator K (n, n) that keeps its last product K Y and gives it back when asked
+    for K Y of an equal Y: the same product, so the same digits. Where a fit takes an objective
+    every iteration, the objective and the next update share a product (CF, LCCF, LCF: K U;
+    HHt: W H), and PSPt takes W P of one P in Eq. 8, Eq. 4 and the next Eq. 6 (three products
+    become one). Products for several starts at once (`dot_all`) are not kept. The product
+    returned is read-only."""
+
+    def __init__(self, op):
+        self.op, self.n = op, op.n
+        self._Y = self._KY = None
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        if self._Y is None or self._Y.shape != Y.shape or not np.array_equal(self._Y, Y):
+            self._Y, self._KY = Y.copy(), self.op.dot(Y)
+            self._KY.flags.writeable = False
+        return self._KY
+
+    def dot_all(self, Ys: list) -> list:
+        """[K Y for Y in Ys]: one start's product kept as `dot` (K.dot_all([Y]) is K.dot(Y),
+        the same operations), several taken at once by K."""
+        return [self.dot(Ys[0])] if len(Ys) == 1 else self.op.dot_all(Ys)
+
+
 def polynomial_kernel(X, degree: int = 2) -> np.ndarray:
     """K_ij = <x_i, x_j>^degree (no offset), dense (n, n): LCCF Section 4.3's kernelized rows."""
     G = X @ X.T

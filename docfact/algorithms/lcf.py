@@ -18,6 +18,7 @@ import numpy as np
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.cf import CF, LCCFRule, unit_columns_of_V
 from docfact.algorithms.engine import minimize, mu_step
+from docfact.algorithms.kernels import LastProduct
 
 INITS = ("random", "cf")
 
@@ -30,7 +31,7 @@ class LCFRule:
                  init: str = "random"):
         if K.min() < 0:
             raise ValueError("LCF needs a kernel with nonnegative entries")
-        self.K, self.lam, self.start = K, lam, init
+        self.K, self.lam, self.start = LastProduct(K), lam, init
         self.cf = LCCFRule(K, n_components, loop_normalize=False)
         self.a = K.diag()
         self.trace_K = K.trace()

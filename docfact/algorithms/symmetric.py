@@ -25,7 +25,13 @@ import numpy as np
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS, mu_step, sq_norm
-from docfact.algorithms.kernels import LinearKernel, affinity, kernel_operator, ncw_scaling
+from docfact.algorithms.kernels import (
+    LastProduct,
+    LinearKernel,
+    affinity,
+    kernel_operator,
+    ncw_scaling,
+)
 
 
 class Hollow:
@@ -54,23 +60,6 @@ class Hollow:
         D = self.W.dense().copy()
         np.fill_diagonal(D, 0.0)
         return D
-
-
-class LastProduct:
-    """W Y of a kernel operator W, kept for the last Y: PSPt takes W P of the same P in Eq. 8,
-    in its objective and in the next Eq. 6, HHt W H in its objective and its next update; kept,
-    one product per iteration instead of three (two for HHt), with the same digits (the same
-    product of the same Y). The product returned is read-only."""
-
-    def __init__(self, W):
-        self.W, self.n = W, W.n
-        self._Y = self._WY = None
-
-    def dot(self, Y: np.ndarray) -> np.ndarray:
-        if self._Y is None or self._Y.shape != Y.shape or not np.array_equal(self._Y, Y):
-            self._Y, self._WY = Y.copy(), self.W.dot(Y)
-            self._WY.flags.writeable = False
-        return self._WY
 
 
 def affinity_sq_norm(W) -> float:
