@@ -7,8 +7,8 @@ import scipy.sparse as sp
 from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
 from docfact.algorithms.engine import _lowest, minimize
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
-from docfact.algorithms.nmf import GNMFRule
-from tests.synthetic import replayed_starts, three_topics
+from docfact.algorithms.nmf import GNMFRule, Samples
+from tests.synthetic import products_per_iteration, replayed_starts, three_topics
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +213,23 @@ def test_the_lowest_objective_wins_and_a_nan_never_does():
     assert _lowest([nan, 2.0, 1.5]) == 2
     assert _lowest([1.0, nan]) == 0
     assert _lowest([nan, nan]) == 0
+
+
+def test_nmf_objective_shares_x_v_with_the_update_before_it(data):
+    """Stopped by the objective (PSPt's and LCF's tables), NMF takes X V once per iteration:
+    Eq. (15)'s X V of the updated V is the objective's (kernels.LastProduct)."""
+
+    class CountedSamples(Samples):
+        calls = 0
+
+        def dot(self, Y):
+            self.calls += 1
+            return super().dot(Y)
+
+        def dot_all(self, Ys):
+            self.calls += len(Ys)
+            return super().dot_all(Ys)
+
+    rule = GNMFRule(data[0], 3)
+    op = rule.XV.op = CountedSamples(rule.X, rule.batch)
+    assert products_per_iteration(rule, op) == 1

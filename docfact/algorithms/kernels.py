@@ -105,16 +105,21 @@ class DenseKernel:
 
 
 class LastProduct:
-    """A kernel operator K (n, n) that keeps its last product K Y and gives it back when asked
-    for K Y of an equal Y: the same product, so the same digits. Where a fit takes an objective
-    every iteration, the objective and the next update share a product (CF, LCCF, LCF: K U;
-    HHt: W H), and PSPt takes W P of one P in Eq. 8, Eq. 4 and the next Eq. 6 (three products
-    become one). Products for several starts at once (`dot_all`) are not kept. The product
-    returned is read-only."""
+    """An operator K (a kernel, or any object with `dot` and `dot_all`) that keeps its last
+    product K Y and gives it back when asked for K Y of an equal Y: the same product, so the
+    same digits. Where a fit takes an objective every iteration, the objective and the next
+    update share a product (CF, LCCF, LCF: K U; HHt: W H), or the objective and the update
+    before it (NMF, SparseNMF: X V), and PSPt takes W P of one P in Eq. 8, Eq. 4 and the next
+    Eq. 6 (three products become one). Products for several starts at once (`dot_all`) are not
+    kept. The product returned is read-only."""
 
     def __init__(self, op):
-        self.op, self.n = op, op.n
+        self.op = op
         self._Y = self._KY = None
+
+    @property
+    def n(self) -> int:
+        return self.op.n
 
     def dot(self, Y: np.ndarray) -> np.ndarray:
         if self._Y is None or self._Y.shape != Y.shape or not np.array_equal(self._Y, Y):

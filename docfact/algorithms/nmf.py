@@ -15,7 +15,21 @@ from sklearn.utils.validation import check_is_fitted
 from docfact.algorithms import engine
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.graphs import GRAPH_CONSTRAINTS, check_graph, degrees
-from docfact.algorithms.kernels import affinity
+from docfact.algorithms.kernels import LastProduct, affinity
+
+
+class Samples:
+    """Products with X (m, n), one sample per column: X Y, and X [Y_1 ... Y_R] in one product
+    when `batch` (engine.dot_all), else one Y at a time."""
+
+    def __init__(self, X, batch: bool):
+        self.X, self.batch = X, batch
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        return np.asarray(self.X @ Y)
+
+    def dot_all(self, Ys: list) -> list:
+        return engine.dot_all(self.X, Ys) if self.batch else [self.dot(Y) for Y in Ys]
 
 
 class GNMFRule:
@@ -34,6 +48,7 @@ class GNMFRule:
         self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
         self.k = n_components
         self.batch = sp.issparse(Xs) or engine.fast_products()
+        self.XV = LastProduct(Samples(self.X, self.batch))  # X V, kept for the objective
         self.lam = lam if W is not None else 0.0
         if self.lam > 0:
             self.W = self.lam * sp.csr_matrix(W)  # lambda W, as GNMF.m scales W before D
@@ -58,7 +73,7 @@ class GNMFRule:
                 XtU += WV
                 VUtU += self.d[:, None] * V
             engine.mu_step(V, XtU, VUtU)  # Eq. (16)
-        for U, V, XV in zip(Us, Vs, self._dot_all(self.X, Vs), strict=True):
+        for U, V, XV in zip(Us, Vs, self.XV.dot_all(Vs), strict=True):
             engine.mu_step(U, XV, U @ (V.T @ V))  # Eq. (15)
 
     def _dot_all(self, A, Ys):
@@ -66,7 +81,7 @@ class GNMFRule:
 
     def objective(self, F):
         U, V = F
-        obj = self.sq_norm_X - 2 * np.sum(U * (self.X @ V)) + np.sum((U.T @ U) * (V.T @ V))
+        obj = self.sq_norm_X - 2 * np.sum(U * self.XV.dot(V)) + np.sum((U.T @ U) * (V.T @ V))
         if self.lam > 0:
             obj += engine.graph_term(V, self.W, self.d)
         return float(obj)

@@ -78,9 +78,9 @@ class SparseNMFRule(GNMFRule):
         else:
             self._descend(F, 1, V @ (U.T @ U) - self.Xt @ U, self.L1_V)
         if self.L1_U is None:
-            engine.mu_step(U, self.X @ V, U @ (V.T @ V))
+            engine.mu_step(U, self.XV.dot(V), U @ (V.T @ V))
         else:
-            self._descend(F, 0, U @ (V.T @ V) - self.X @ V, self.L1_U)
+            self._descend(F, 0, U @ (V.T @ V) - self.XV.dot(V), self.L1_U)
 
     def _project(self, A, L1, keep_norm):
         """A's columns projected to sparseness L1 (for unit norm): at unit L2 norm (V's), or
