@@ -17,6 +17,8 @@ holds a row of the same method identity (runner.shared_rows).
 import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
 
 import argparse
+import io
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +26,7 @@ import pandas as pd
 from docfact.errors import DocfactError
 from docfact.experiment.plan import resolve
 from docfact.experiment.runner import _donated, result_folders
-from docfact.experiment.results import read_runs, read_setup, read_timings
+from docfact.experiment.results import read_setup
 from docfact.report.fidelity import sweep_folders
 
 from bench import emit  # bench/bench.py, beside this script
@@ -84,25 +86,27 @@ def projection(speed: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def large_draws(table: str = "rcf_tdt2_t2_reference",
-                reading: str = "rcf_readings/subset/rcf_tdt2_t2") -> pd.DataFrame:
-    """Median ratios by k, committed table over a reading's rows on the same draws: seconds
-    per fit and per iteration (the reading runs 431 iterations to the table's 400). The
-    table: float64, reference products, the starts' sparse products one at a time; the
-    reading: float32, products auto (and tf * log(n / df) weights, the same nonzeros), each
-    row's seconds those of the code that computed it: RCF's with its dense W~ times every
-    start at once, most others' before the sparse graph product took every start at once."""
-    def rows(folder):
-        folder = ROOT / "results" / folder
-        return read_runs(folder / "runs.csv").merge(read_timings(folder),
-                                                    on=["k", "run", "method"])
+FORMER = "2e9dbde"  # the last commit whose RCF sensitivity tables computed in float64
 
-    m = rows(table).merge(rows(reading), on=["k", "run", "method"], suffixes=("_t", "_r"))
+
+def large_draws(table: str = "rcf_tdt2_t2_reference") -> pd.DataFrame:
+    """Median ratios by k of the factorizations' seconds per fit and per iteration, the
+    float64 rows of `table` at FORMER (reference products, the starts one at a time, RCF on
+    the dense W~) over today's rows of the same draws (float32, products auto)."""
+    def rows(read):
+        runs, timings = (pd.read_csv(io.StringIO(read(name))) for name in ("runs.csv",
+                                                                             "timings.csv"))
+        return runs.merge(timings, on=["k", "run", "method"])
+
+    folder = ROOT / "results" / table
+    former = rows(lambda name: subprocess.run(
+        ["git", "show", f"{FORMER}:results/{table}/{name}"], capture_output=True, text=True,
+        check=True, cwd=ROOT).stdout)
+    today = rows(lambda name: (folder / name).read_text())
+    m = former.merge(today, on=["k", "run", "method"], suffixes=("_t", "_r"))
     m = m[(m.seconds_r > 0) & (m.method != "KMeans")]  # factorizations, seconds recorded
     m["fit"] = m.seconds_t / m.seconds_r
-    n_t, n_r = (pd.to_numeric(m[c]) for c in ("n_iter_t", "n_iter_r"))  # read as text: the
-    # k-means rows, dropped above, leave n_iter empty
-    m["iteration"] = (m.seconds_t / n_t) / (m.seconds_r / n_r)
+    m["iteration"] = (m.seconds_t / m.n_iter_t) / (m.seconds_r / m.n_iter_r)
     return m.groupby("k").agg(N=("n_docs_t", "median"), fits=("fit", "size"),
                               fit=("fit", "median"), iteration=("iteration", "median"))
 
@@ -153,26 +157,24 @@ def main():
               "committed timings), so dividing the committed seconds by reference / fast "
               "leaves that gain out (the projection is high). The sample's draws are small "
               "(N <= 2388; the dense kernel is picked for most of them), while most committed "
-              "hours are at large N (rcf_tdt2_t2_reference at k >= 18, N >= 5900), where K stays "
+              "hours are at large N (the TDT2 RCF tables at k >= 18, N >= 5900), where K stays "
               "sparse and the gain is the batching of W~ V and float32 only (the projection may be "
               "low there)."]
     large = large_draws()
-    lines += ["", "Measured at large N: the factorizations of `rcf_tdt2_t2_reference` (committed, "
-              "float64) against the same draws in the RCF readings' `subset` folder (float32, "
-              "products auto, CPU seconds), median ratios of the per-fit seconds (table over "
-              "reading; the table's are wall seconds of 2 jobs on the 2 cores, the reading's CPU "
-              "seconds):", "", "| k | median N | fits | per fit | per iteration |",
-              "|---|---|---|---|---|"]
+    lines += ["", "Measured at large N: the factorizations of `rcf_tdt2_t2_reference` in float64 "
+              f"(commit {FORMER}: reference products, the starts one at a time, RCF on the dense "
+              "W~; wall seconds of 2 jobs on the 2 cores) against the same draws regenerated in "
+              "float32 with products auto (CPU seconds), median ratios (float64 over float32):",
+              "", "| k | median N | fits | per fit | per iteration |", "|---|---|---|---|---|"]
     lines += [f"| {k} | {r.N:.0f} | {r.fits:.0f} | {r.fit:.2f} | {r.iteration:.2f} |"
               for k, r in large.iterrows()]
-    lines += ["", "Past the smallest draws the fast numerics bought about nothing per iteration "
-              "here, where this projection divides rcf_tdt2_t2_reference's seconds by 2.4 (the "
-              "readings computed RCF on the dense W~). RCF's W~ is now held as its sparse part "
-              "and class blocks with products auto: recomputed so, the primaries' RCF rows fell "
-              "from 3.04 to 1.45 CPU-hours (rcf_tdt2_t2's from 1.26 to 0.54; "
-              "bench/RCF_GRAPH.md), and the sensitivity tables of 20 Newsgroups and Reuters "
-              "with their figures' sweeps, regenerated in float32, from 1.45 to 0.15 and from "
-              "9.12 to 2.26 (bench/FLOAT32_REFERENCE.md); TDT2's are next."]
+    lines += ["", "RCF's W~ is held as its sparse part and class blocks with products auto: "
+              "recomputed so, the primaries' RCF rows fell from 3.04 to 1.45 CPU-hours "
+              "(rcf_tdt2_t2's from 1.26 to 0.54; bench/RCF_GRAPH.md). The sensitivity tables "
+              "of RCF with their figures' sweeps, regenerated in float32 "
+              "(bench/FLOAT32_REFERENCE.md), fell from 1.45 to 0.15 CPU-hours (20 Newsgroups), "
+              "9.12 to 2.26 (Reuters) and 14.42 to 6.28 (TDT2; Fig. 1's sweep at k = 30, never "
+              "computed in float64, not yet run)."]
     emit("\n".join(lines), args.out, None, "")
 
 
