@@ -53,8 +53,9 @@ def partially_labelled_topics():
     return X, y, y_partial
 
 
-class Counted(DenseKernel):
-    """A dense kernel that counts the products it computes (one per start)."""
+class CountedProducts:
+    """Mixin for an operator with dot and dot_all: counts the products it computes (one per
+    start)."""
 
     calls = 0
 
@@ -65,6 +66,10 @@ class Counted(DenseKernel):
     def dot_all(self, Ys):
         self.calls += len(Ys)
         return super().dot_all(Ys)
+
+
+class Counted(CountedProducts, DenseKernel):
+    """A dense kernel that counts its products."""
 
 
 def products_per_iteration(rule, op: Counted, iterations: int = 10) -> float:

@@ -8,7 +8,12 @@ from docfact.algorithms import GNMF, NMF, KMeans, knn_graph
 from docfact.algorithms.engine import _lowest, minimize
 from docfact.algorithms.kernels import LinearKernel, ncw_scaling
 from docfact.algorithms.nmf import GNMFRule, Samples
-from tests.synthetic import products_per_iteration, replayed_starts, three_topics
+from tests.synthetic import (
+    CountedProducts,
+    products_per_iteration,
+    replayed_starts,
+    three_topics,
+)
 
 
 @pytest.fixture(scope="module")
@@ -219,16 +224,8 @@ def test_nmf_objective_shares_x_v_with_the_update_before_it(data):
     """Stopped by the objective (PSPt's and LCF's tables), NMF takes X V once per iteration:
     Eq. (15)'s X V of the updated V is the objective's (kernels.LastProduct)."""
 
-    class CountedSamples(Samples):
-        calls = 0
-
-        def dot(self, Y):
-            self.calls += 1
-            return super().dot(Y)
-
-        def dot_all(self, Ys):
-            self.calls += len(Ys)
-            return super().dot_all(Ys)
+    class CountedSamples(CountedProducts, Samples):
+        """X's products, counted."""
 
     rule = GNMFRule(data[0], 3)
     op = rule.XV.op = CountedSamples(rule.X, rule.batch)
