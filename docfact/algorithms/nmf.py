@@ -48,6 +48,7 @@ class GNMFRule:
         self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
         self.k = n_components
         self.batch = sp.issparse(Xs) or engine.fast_products()
+        self.XtU = Samples(self.Xt, self.batch)
         self.XV = LastProduct(Samples(self.X, self.batch))  # X V, kept for the objective
         self.lam = lam if W is not None else 0.0
         if self.lam > 0:
@@ -65,7 +66,7 @@ class GNMFRule:
     def update_all(self, Fs):
         """One iteration of each start (U, V) in Fs: every V (Eq. 16), then every U (Eq. 15)."""
         Us, Vs = [U for U, _ in Fs], [V for _, V in Fs]
-        XtUs = self._dot_all(self.Xt, Us)
+        XtUs = self.XtU.dot_all(Us)
         WVs = engine.dot_all(self.W, Vs) if self.lam > 0 else Vs
         for U, V, XtU, WV in zip(Us, Vs, XtUs, WVs, strict=True):
             VUtU = V @ (U.T @ U)
@@ -75,9 +76,6 @@ class GNMFRule:
             engine.mu_step(V, XtU, VUtU)  # Eq. (16)
         for U, V, XV in zip(Us, Vs, self.XV.dot_all(Vs), strict=True):
             engine.mu_step(U, XV, U @ (V.T @ V))  # Eq. (15)
-
-    def _dot_all(self, A, Ys):
-        return engine.dot_all(A, Ys) if self.batch else [A @ Y for Y in Ys]
 
     def objective(self, F):
         U, V = F
