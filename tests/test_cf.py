@@ -1,5 +1,7 @@
 """CF and LCCF: monotone updates, sparse form = dense form, Appendix B, kernel identities."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -51,6 +53,28 @@ def test_signed_kernel_updates_never_increase_the_objective():
             3, kernel="precomputed", random_state=0)
         h = history(est, K, **({"W": W} if W is not None else {}))
         assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1])), np.diff(h).max()
+
+
+def test_graph_with_negative_weights_is_split_and_the_updates_stay_monotone():
+    """Cosine weights of signed data can be negative: W = W+ - W- is split as K is (Section
+    3.5), so the factors stay nonnegative, no square root of a negative number is taken, and
+    the objective never increases; with the signed kernel and with a nonnegative one."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    W = knn_graph(X, 5, "cosine")
+    assert W.min() < 0
+    K_signed = X @ X.T
+    K_nonneg = np.abs(K_signed)
+    for K in (K_signed, K_nonneg):
+        rule = LCCFRule(DenseKernel(K), 3, W, lam=10.0)
+        assert rule.W.min() >= 0 and rule.W_neg.min() >= 0
+        est = LCCF(3, lam=10.0, kernel="precomputed", random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            h = history(est, K, W=W)
+            V = est.fit_transform(K, W=W)
+        assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1])), np.diff(h).max()
+        assert h[-1] < h[0] and V.min() >= 0
 
 
 def test_cf_is_lccf_with_zero_lambda(data):

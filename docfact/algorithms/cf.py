@@ -49,13 +49,13 @@ class LCCFRule:
         self.K = K
         self.k = n_components
         self.lam = lam if W is not None else 0.0
+        self.W_neg = None
         if self.lam > 0:
             W = sp.csr_matrix(W) if sp.issparse(W) else W  # RCF's W~: dense or structured
-            d = degrees(W)
-            if gamma is not None:  # L' = G^-1 L G^-1: W' = G^-1 W G^-1, D' = G^-2 D
-                inv = sp.diags(1.0 / gamma)
-                W, d = sp.csr_matrix(inv @ W @ inv), d / gamma**2
-            self.W, self.d = self.lam * W, self.lam * d
+            if sp.issparse(W) and W.min() < 0:  # cosine weights of signed data
+                W, W_neg = W.maximum(0).tocsr(), (-W).maximum(0).tocsr()
+                self.W_neg, self.d_neg = self._laplacian(W_neg, gamma)
+            self.W, self.d = self._laplacian(W, gamma)
         self.trace_K = K.trace()
         self.negative = K.min() < 0
         if self.negative:  # K = K+ - K- (Section 3.5); only dense kernels can be negative
@@ -68,10 +68,26 @@ class LCCFRule:
             self.K = self.K.astype(self.dtype)
             if self.lam > 0:
                 self.W, self.d = self.W.astype(self.dtype), self.d.astype(self.dtype)
+            if self.W_neg is not None:
+                self.W_neg = self.W_neg.astype(self.dtype)
+                self.d_neg = self.d_neg.astype(self.dtype)
             if self.negative:
                 self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
                                           self.K_neg.astype(self.dtype))
         self.K = LastProduct(self.K)
+
+    def _laplacian(self, W, gamma) -> tuple:
+        """(lambda W, lambda d) of L = D - W, d = W 1; with gamma, of L' = G^-1 L G^-1:
+        W' = G^-1 W G^-1, D' = G^-2 D.
+
+        A graph with negative weights is split as Section 3.5 splits K, W = W+ - W-:
+        L = (D+ + W-) - (W+ + D-), the first part joining the denominators of the updates, the
+        second their numerators (self.W, self.d: W+; self.W_neg, self.d_neg: W-)."""
+        d = degrees(W)
+        if gamma is not None:
+            inv = sp.diags(1.0 / gamma)
+            W, d = sp.csr_matrix(inv @ W @ inv), d / gamma**2
+        return self.lam * W, self.lam * d
 
     def init(self, rng):
         return rng.random((self.K.n, self.k)), rng.random((self.K.n, self.k))
@@ -112,11 +128,18 @@ class LCCFRule:
         if self.lam > 0:
             num = num + WV
             den = den + self.d[:, None] * V
+        if self.W_neg is not None:
+            num += self.d_neg[:, None] * V
+            den += self.W_neg @ V
         return num, den
 
     def penalty(self, V) -> float:
         """The regulariser's value: lambda tr(V^T L V)."""
-        return graph_term(V, self.W, self.d) if self.lam > 0 else 0.0
+        if not self.lam > 0:
+            return 0.0
+        if self.W_neg is None:
+            return graph_term(V, self.W, self.d)
+        return graph_term(V, self.W, self.d) - graph_term(V, self.W_neg, self.d_neg)
 
     def _update_signed(self, U, V):
         """Eqs. (28) then (25): Theorem 2's update for K with negative entries."""
@@ -125,6 +148,9 @@ class LCCFRule:
         if self.lam > 0:
             Qp += self.d[:, None] * V
             Qn += self.W @ V
+        if self.W_neg is not None:
+            Qp += self.W_neg @ V
+            Qn += self.d_neg[:, None] * V
         V *= (KU + np.sqrt(KU**2 + 4 * Qp * Qn)) / np.maximum(2 * Qp, EPS)
         VtV = V.T @ V
         KV = self.K.dot(V)
