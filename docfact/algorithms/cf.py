@@ -8,7 +8,8 @@ CF being lambda = 0. Every iteration updates V, then U (LCCF.m):
     V <- V * (K U + lambda W V) / (V U^T K U + lambda D V)                  (18)
     U <- U * (K V) / (K U V^T V)                                            (17)
 For a kernel with negative entries the updates of Section 3.5 (Eqs. 25, 28) are used instead,
-with K = K+ - K-.
+with K = K+ - K-; a graph with negative weights (cosine weights of signed data) is split alike,
+W = W+ - W- (LCCFRule._laplacian).
 """
 
 import numpy as np
