@@ -45,6 +45,24 @@ def test_objective_never_increases(data, lam, seed):
     assert h[-1] < h[0]
 
 
+def test_a_graph_with_negative_weights_keeps_the_updates_monotone(data):
+    """A given graph with negative weights (cosine weights of signed points) is split as
+    graphs.signed_parts says: V stays nonnegative and Eq. 8, the signed L's objective, never
+    increases (unsplit, W V in the numerator turned V negative and the fit into NaN)."""
+    X, _ = data
+    points = np.random.default_rng(3).normal(size=(X.shape[0], 2))
+    W = knn_graph(points, 5, "cosine")
+    assert W.min() < 0
+    est = GNMF(3, lam=10.0, n_restarts=1, max_iter=200, random_state=0, track_objective=True)
+    V = est.fit_transform(X, W=W)
+    h = np.array(est.objective_)
+    assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1])), np.diff(h).max()
+    assert h[-1] < h[0] and V.min() >= 0
+    rule = GNMFRule(X, 3, W, lam=10.0)
+    U, V = rule.init(np.random.default_rng(0))
+    assert rule.objective((U, V)) == pytest.approx(dense_objective(X, U, V, 10.0, W), rel=1e-10)
+
+
 def test_objective_formula_matches_dense(data):
     X, _ = data
     W = knn_graph(X, 5)

@@ -9,7 +9,7 @@ CF being lambda = 0. Every iteration updates V, then U (LCCF.m):
     U <- U * (K V) / (K U V^T V)                                            (17)
 For a kernel with negative entries the updates of Section 3.5 (Eqs. 25, 28) are used instead,
 with K = K+ - K-; a graph with negative weights (cosine weights of signed data) is split alike,
-W = W+ - W- (LCCFRule._laplacian).
+W = W+ - W- (graphs.signed_parts).
 """
 
 import numpy as np
@@ -32,6 +32,7 @@ from docfact.algorithms.graphs import (
     check_graph,
     check_partial_labels,
     degrees,
+    signed_parts,
 )
 from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, DenseKernel, LastProduct, affinity
 
@@ -53,9 +54,10 @@ class LCCFRule:
         self.W_neg = None
         if self.lam > 0:
             W = sp.csr_matrix(W) if sp.issparse(W) else W  # RCF's W~: dense or structured
-            if sp.issparse(W) and W.min() < 0:  # cosine weights of signed data
-                W, W_neg = W.maximum(0).tocsr(), (-W).maximum(0).tocsr()
-                self.W_neg, self.d_neg = self._laplacian(W_neg, gamma)
+            if sp.issparse(W):  # cosine weights of signed data can be negative
+                W, W_neg = signed_parts(W)
+                if W_neg is not None:
+                    self.W_neg, self.d_neg = self._laplacian(W_neg, gamma)
             self.W, self.d = self._laplacian(W, gamma)
         self.trace_K = K.trace()
         self.negative = K.min() < 0
@@ -79,11 +81,8 @@ class LCCFRule:
 
     def _laplacian(self, W, gamma) -> tuple:
         """(lambda W, lambda d) of L = D - W, d = W 1; with gamma, of L' = G^-1 L G^-1:
-        W' = G^-1 W G^-1, D' = G^-2 D.
-
-        A graph with negative weights is split as Section 3.5 splits K, W = W+ - W-:
-        L = (D+ + W-) - (W+ + D-), the first part joining the denominators of the updates, the
-        second their numerators (self.W, self.d: W+; self.W_neg, self.d_neg: W-)."""
+        W' = G^-1 W G^-1, D' = G^-2 D. Called on each part of a graph with negative weights
+        (graphs.signed_parts; self.W, self.d: W+; self.W_neg, self.d_neg: W-)."""
         d = degrees(W)
         if gamma is not None:
             inv = sp.diags(1.0 / gamma)

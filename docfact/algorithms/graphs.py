@@ -64,6 +64,16 @@ def degrees(W) -> np.ndarray:
     return np.asarray(W.sum(axis=1)).ravel()
 
 
+def signed_parts(W: sp.csr_matrix) -> tuple:
+    """(W+, W-), W = W+ - W- with both parts nonnegative, or (W, None) for a graph without
+    negative weights (cosine weights of signed data have some). The graph term then splits as
+    the LCCF paper's Section 3.5 splits K: L = D - W = (D+ + W-) - (W+ + D-), the first part
+    joining the denominators of the multiplicative updates, the second their numerators."""
+    if W.nnz == 0 or W.data.min() >= 0:
+        return W, None
+    return W.maximum(0).tocsr(), (-W).maximum(0).tocsr()
+
+
 # The graph regulariser's parameters (lambda, p, weight), shared by GNMF and LCCF's family.
 GRAPH_CONSTRAINTS = {"lam": [number()], "p": [integer(1)], "weight": [options(*WEIGHTS)]}
 

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from docfact.algorithms import engine
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.graphs import GRAPH_CONSTRAINTS, check_graph, degrees
+from docfact.algorithms.graphs import GRAPH_CONSTRAINTS, check_graph, degrees, signed_parts
 from docfact.algorithms.kernels import LastProduct, affinity
 
 
@@ -51,10 +51,16 @@ class GNMFRule:
         self.XtU = Samples(self.Xt, self.batch)
         self.XV = LastProduct(Samples(self.X, self.batch))  # X V, kept for the objective
         self.lam = lam if W is not None else 0.0
-        if self.lam > 0:
-            self.W = self.lam * sp.csr_matrix(W)  # lambda W, as GNMF.m scales W before D
-            self.d = degrees(self.W)
-            self.W, self.d = self.W.astype(self.dtype), self.d.astype(self.dtype, copy=False)
+        self.W_neg = None
+        if self.lam > 0:  # lambda W, as GNMF.m scales W before D; W = W+ - W- if signed
+            W, W_neg = signed_parts(self.lam * sp.csr_matrix(W))
+            self.W, self.d = self._parts(W)
+            if W_neg is not None:
+                self.W_neg, self.d_neg = self._parts(W_neg)
+
+    def _parts(self, W) -> tuple:
+        """(W, d = W 1) in the loop's dtype."""
+        return W.astype(self.dtype), degrees(W).astype(self.dtype, copy=False)
 
     def init(self, rng):
         m, n = self.X.shape
@@ -73,6 +79,9 @@ class GNMFRule:
             if self.lam > 0:
                 XtU += WV
                 VUtU += self.d[:, None] * V
+            if self.W_neg is not None:  # L = (D+ + W-) - (W+ + D-)
+                XtU += self.d_neg[:, None] * V
+                VUtU += self.W_neg @ V
             engine.mu_step(V, XtU, VUtU)  # Eq. (16)
         for U, V, XV in zip(Us, Vs, self.XV.dot_all(Vs), strict=True):
             engine.mu_step(U, XV, U @ (V.T @ V))  # Eq. (15)
@@ -82,6 +91,8 @@ class GNMFRule:
         obj = self.sq_norm_X - 2 * np.sum(U * self.XV.dot(V)) + np.sum((U.T @ U) * (V.T @ V))
         if self.lam > 0:
             obj += engine.graph_term(V, self.W, self.d)
+        if self.W_neg is not None:
+            obj -= engine.graph_term(V, self.W_neg, self.d_neg)
         return float(obj)
 
     def normalize(self, F):
