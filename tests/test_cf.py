@@ -67,7 +67,7 @@ def test_graph_with_negative_weights_is_split_and_the_updates_stay_monotone():
     K_nonneg = np.abs(K_signed)
     for K in (K_signed, K_nonneg):
         rule = LCCFRule(DenseKernel(K), 3, W, lam=10.0)
-        assert rule.W.min() >= 0 and rule.W_neg.min() >= 0
+        assert rule.W.min() >= 0 and rule.neg.W.min() >= 0
         est = LCCF(3, lam=10.0, kernel="precomputed", random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("error")

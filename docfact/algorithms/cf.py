@@ -28,6 +28,7 @@ from docfact.algorithms.engine import (
 )
 from docfact.algorithms.graphs import (
     GRAPH_CONSTRAINTS,
+    NegativeWeights,
     check_constraints,
     check_graph,
     check_partial_labels,
@@ -51,13 +52,13 @@ class LCCFRule:
         self.K = K
         self.k = n_components
         self.lam = lam if W is not None else 0.0
-        self.W_neg = None
+        self.neg = None  # NegativeWeights of a graph with negative weights
         if self.lam > 0:
             W = sp.csr_matrix(W) if sp.issparse(W) else W  # RCF's W~: dense or structured
             if sp.issparse(W):  # cosine weights of signed data can be negative
                 W, W_neg = signed_parts(W)
                 if W_neg is not None:
-                    self.W_neg, self.d_neg = self._laplacian(W_neg, gamma)
+                    self.neg = NegativeWeights(*self._laplacian(W_neg, gamma))
             self.W, self.d = self._laplacian(W, gamma)
         self.trace_K = K.trace()
         self.negative = K.min() < 0
@@ -71,9 +72,8 @@ class LCCFRule:
             self.K = self.K.astype(self.dtype)
             if self.lam > 0:
                 self.W, self.d = self.W.astype(self.dtype), self.d.astype(self.dtype)
-            if self.W_neg is not None:
-                self.W_neg = self.W_neg.astype(self.dtype)
-                self.d_neg = self.d_neg.astype(self.dtype)
+            if self.neg is not None:
+                self.neg = self.neg.astype(self.dtype)
             if self.negative:
                 self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
                                           self.K_neg.astype(self.dtype))
@@ -82,7 +82,7 @@ class LCCFRule:
     def _laplacian(self, W, gamma) -> tuple:
         """(lambda W, lambda d) of L = D - W, d = W 1; with gamma, of L' = G^-1 L G^-1:
         W' = G^-1 W G^-1, D' = G^-2 D. Called on each part of a graph with negative weights
-        (graphs.signed_parts; self.W, self.d: W+; self.W_neg, self.d_neg: W-)."""
+        (graphs.signed_parts; self.W, self.d: W+; self.neg: W-)."""
         d = degrees(W)
         if gamma is not None:
             inv = sp.diags(1.0 / gamma)
@@ -128,18 +128,17 @@ class LCCFRule:
         if self.lam > 0:
             num = num + WV
             den = den + self.d[:, None] * V
-        if self.W_neg is not None:
-            num += self.d_neg[:, None] * V
-            den += self.W_neg @ V
+        if self.neg is not None:
+            self.neg.split(V, num, den)
         return num, den
 
     def penalty(self, V) -> float:
         """The regulariser's value: lambda tr(V^T L V)."""
         if not self.lam > 0:
             return 0.0
-        if self.W_neg is None:
+        if self.neg is None:
             return graph_term(V, self.W, self.d)
-        return graph_term(V, self.W, self.d) - graph_term(V, self.W_neg, self.d_neg)
+        return graph_term(V, self.W, self.d) - self.neg.value(V)
 
     def _update_signed(self, U, V):
         """Eqs. (28) then (25): Theorem 2's update for K with negative entries."""
@@ -148,9 +147,8 @@ class LCCFRule:
         if self.lam > 0:
             Qp += self.d[:, None] * V
             Qn += self.W @ V
-        if self.W_neg is not None:
-            Qp += self.W_neg @ V
-            Qn += self.d_neg[:, None] * V
+        if self.neg is not None:
+            self.neg.split(V, Qn, Qp)
         V *= (KU + np.sqrt(KU**2 + 4 * Qp * Qn)) / np.maximum(2 * Qp, EPS)
         VtV = V.T @ V
         KV = self.K.dot(V)

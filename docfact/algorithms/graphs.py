@@ -68,10 +68,31 @@ def signed_parts(W: sp.csr_matrix) -> tuple:
     """(W+, W-), W = W+ - W- with both parts nonnegative, or (W, None) for a graph without
     negative weights (cosine weights of signed data have some). The graph term then splits as
     the LCCF paper's Section 3.5 splits K: L = D - W = (D+ + W-) - (W+ + D-), the first part
-    joining the denominators of the multiplicative updates, the second their numerators."""
+    joining the denominators of the multiplicative updates, the second their numerators
+    (NegativeWeights)."""
     if W.nnz == 0 or W.data.min() >= 0:
         return W, None
     return W.maximum(0).tocsr(), (-W).maximum(0).tocsr()
+
+
+class NegativeWeights:
+    """W- (n, n) of a graph split by signed_parts and its degrees d- (n,), as the rule scales
+    them: their part of the multiplicative updates and of the objective."""
+
+    def __init__(self, W, d):
+        self.W, self.d = W, d
+
+    def astype(self, dtype) -> "NegativeWeights":
+        return NegativeWeights(self.W.astype(dtype), self.d.astype(dtype, copy=False))
+
+    def split(self, V, num, den) -> None:
+        """In place: D- V joins the numerator, W- V the denominator."""
+        num += self.d[:, None] * V
+        den += self.W @ V
+
+    def value(self, V) -> float:
+        """tr(V^T (D- - W-) V), to subtract from W+'s term."""
+        return float(np.sum(self.d[:, None] * V * V) - np.sum(V * (self.W @ V)))
 
 
 # The graph regulariser's parameters (lambda, p, weight), shared by GNMF and LCCF's family.

@@ -14,7 +14,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from docfact.algorithms import engine
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.graphs import GRAPH_CONSTRAINTS, check_graph, degrees, signed_parts
+from docfact.algorithms.graphs import (
+    GRAPH_CONSTRAINTS,
+    NegativeWeights,
+    check_graph,
+    degrees,
+    signed_parts,
+)
 from docfact.algorithms.kernels import LastProduct, affinity
 
 
@@ -51,16 +57,12 @@ class GNMFRule:
         self.XtU = Samples(self.Xt, self.batch)
         self.XV = LastProduct(Samples(self.X, self.batch))  # X V, kept for the objective
         self.lam = lam if W is not None else 0.0
-        self.W_neg = None
+        self.neg = None  # NegativeWeights of a graph with negative weights
         if self.lam > 0:  # lambda W, as GNMF.m scales W before D; W = W+ - W- if signed
             W, W_neg = signed_parts(self.lam * sp.csr_matrix(W))
-            self.W, self.d = self._parts(W)
+            self.W, self.d = W.astype(self.dtype), degrees(W).astype(self.dtype, copy=False)
             if W_neg is not None:
-                self.W_neg, self.d_neg = self._parts(W_neg)
-
-    def _parts(self, W) -> tuple:
-        """(W, d = W 1) in the loop's dtype."""
-        return W.astype(self.dtype), degrees(W).astype(self.dtype, copy=False)
+                self.neg = NegativeWeights(W_neg, degrees(W_neg)).astype(self.dtype)
 
     def init(self, rng):
         m, n = self.X.shape
@@ -79,9 +81,8 @@ class GNMFRule:
             if self.lam > 0:
                 XtU += WV
                 VUtU += self.d[:, None] * V
-            if self.W_neg is not None:  # L = (D+ + W-) - (W+ + D-)
-                XtU += self.d_neg[:, None] * V
-                VUtU += self.W_neg @ V
+            if self.neg is not None:  # L = (D+ + W-) - (W+ + D-)
+                self.neg.split(V, XtU, VUtU)
             engine.mu_step(V, XtU, VUtU)  # Eq. (16)
         for U, V, XV in zip(Us, Vs, self.XV.dot_all(Vs), strict=True):
             engine.mu_step(U, XV, U @ (V.T @ V))  # Eq. (15)
@@ -91,8 +92,8 @@ class GNMFRule:
         obj = self.sq_norm_X - 2 * np.sum(U * self.XV.dot(V)) + np.sum((U.T @ U) * (V.T @ V))
         if self.lam > 0:
             obj += engine.graph_term(V, self.W, self.d)
-        if self.W_neg is not None:
-            obj -= engine.graph_term(V, self.W_neg, self.d_neg)
+        if self.neg is not None:
+            obj -= self.neg.value(V)
         return float(obj)
 
     def normalize(self, F):
