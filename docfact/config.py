@@ -9,7 +9,8 @@ A config is one table of a paper:
                                                # best_by: ac or objective, Config.best_by;
                                                # labelled: t, see Config.labelled;
                                                # constraints: pairs, Config.constraints;
-                                               # nmi: max (default), sqrt or arithmetic
+                                               # nmi: max (default), sqrt or arithmetic;
+                                               # classes: random (default) or largest
     labels: {rule: kmeans, replicates: 20}     # default label reader of factorizations
     numerics: {precision: float32, products: auto}   # how factorizations compute
     methods:
@@ -101,6 +102,9 @@ class Config:
     # which of best_of sub-runs a run keeps: "ac", the highest AC (the LCF paper's "chose the
     # best result"); "objective", the lowest objective of the method's own fit
     best_by: str = "ac"
+    # which k classes a run clusters: "random", drawn uniformly per run; "largest", the k
+    # classes with the most documents, the same in every run
+    classes: str = "random"
 
     def protocol_hash(self) -> str:
         """Identifies what a run record depends on: data, seed, methods and best_of (not k or
@@ -123,6 +127,8 @@ class Config:
                "seed": self.seed}
         if self.nmi != "max":
             key["nmi"] = self.nmi
+        if self.classes != "random":
+            key["classes"] = self.classes
         return key
 
     @property
@@ -326,7 +332,8 @@ def parse_config(raw, where: str, default_name: str = "experiment", check=None) 
                   raw.get("notes", ""), raw, raw.get("shares"),
                   raw["protocol"].get("nmi", "max"),
                   raw["protocol"].get("constraints", "labelled"),
-                  raw["protocol"].get("best_by", "ac"))
+                  raw["protocol"].get("best_by", "ac"),
+                  raw["protocol"].get("classes", "random"))
 
 
 def method_specs(raw: dict, where: str) -> tuple:

@@ -14,7 +14,13 @@ from docfact.config import Config, digest, load_config
 from docfact.datasets import preprocess
 from docfact.errors import ConfigError
 from docfact.experiment.methods import Artefacts, Method
-from docfact.experiment.sampling import method_seed, sample_classes, sample_labelled, sample_pairs
+from docfact.experiment.sampling import (
+    largest_classes,
+    method_seed,
+    sample_classes,
+    sample_labelled,
+    sample_pairs,
+)
 
 
 def method(spec) -> Method:
@@ -148,8 +154,12 @@ class Plan:
         return corpus.X
 
     def task(self, X, y, k: int, r: int) -> Task:
-        """Run r of k on the base matrix X (labels y): its classes and their documents."""
-        picked = sample_classes(np.unique(y), k, self.config.seed, r)
+        """Run r of k on the base matrix X (labels y): its classes (drawn, or the k largest)
+        and their documents."""
+        if self.config.classes == "largest":
+            picked = largest_classes(y, k)
+        else:
+            picked = sample_classes(np.unique(y), k, self.config.seed, r)
         rows = np.flatnonzero(np.isin(y, picked))
         return Task(k, r, X[rows], y[rows], picked)
 

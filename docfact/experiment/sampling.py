@@ -18,6 +18,13 @@ def sample_classes(classes: np.ndarray, k: int, seed: int, run: int) -> np.ndarr
     return np.sort(rng.choice(np.sort(classes), size=k, replace=False))
 
 
+def largest_classes(y: np.ndarray, k: int) -> np.ndarray:
+    """The k classes with the most samples in y, sorted; ties go to the smaller label. The same
+    for every run: a protocol that clusters "the largest k categories" (protocol.classes)."""
+    classes, counts = np.unique(y, return_counts=True)
+    return np.sort(classes[np.lexsort((classes, -counts))[:k]])
+
+
 def method_seed(seed: int, k: int, run: int, method: str) -> np.random.SeedSequence:
     return np.random.SeedSequence([seed, k, run, zlib.crc32(method.encode())])
 

@@ -50,8 +50,9 @@ def numerics_words(config) -> str:
 
 
 def protocol_words(manifest: dict) -> str:
-    """What a run's protocol adds to k, runs and seed: how its result was chosen, when it was
-    the best of several sub-runs, and how many labels the semi-supervised methods saw; else ''."""
+    """What a run's protocol adds to k, runs and seed: the k largest classes when they are not
+    drawn, how its result was chosen, when it was the best of several sub-runs, and how many
+    labels the semi-supervised methods saw; else ''."""
     n, t = manifest.get("best_of", 1), manifest.get("labelled")
     if manifest.get("constraints") == "pairs":
         labels = (f"; constraints: {100 * t:g}% of all document pairs, must-link or cannot-link "
@@ -61,7 +62,9 @@ def protocol_words(manifest: dict) -> str:
         labels = (f"; labelled: {100 * t:g}% of each class's documents (at least one), for the "
                   "semi-supervised methods" if t is not None else "")
     by = "lowest objective" if manifest.get("best_by") == "objective" else "AC"
-    return (f"; each run the best (by {by}) of {n} sub-runs" if n > 1 else "") + labels
+    classes = ("; classes: the k largest of the view in every run, not drawn"
+               if manifest.get("classes") == "largest" else "")
+    return classes + (f"; each run the best (by {by}) of {n} sub-runs" if n > 1 else "") + labels
 
 
 def tables(folder, ks=None, runs=None) -> tuple:
