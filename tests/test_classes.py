@@ -57,9 +57,11 @@ def test_run_on_the_largest_classes_end_to_end(tmp_path):
     res = run_cli("run", largest_config(tmp_path, classes="largest"), "--out", out, "--jobs", 1,
                   "--quiet")
     assert res.exit_code == 0, res.output
-    assert json.loads((out / "manifest.json").read_text())["classes"] == "largest"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["class_rule"] == "largest" and manifest["classes"] == 30
     assert "the k largest of the view in every run" in (out / "tables.md").read_text()
     runs = pd.read_csv(out / "runs.csv", dtype={"classes": str})
+    before = (out / "runs.csv").read_bytes()
     from docfact.datasets import apply_view, load, resolve_view
 
     view = resolve_view("gnmf_tdt2")
@@ -68,3 +70,6 @@ def test_run_on_the_largest_classes_end_to_end(tmp_path):
         expected = " ".join(map(str, largest_classes(y, k)))
         assert (group["classes"] == expected).all() and group["run"].nunique() == 2
         assert (group["n_docs"] == np.isin(y, largest_classes(y, k)).sum()).all()
+    again = run_cli("run", largest_config(tmp_path, classes="largest"), "--out", out, "--quiet")
+    assert again.exit_code == 0, again.output  # the folder resumes: nothing left to compute
+    assert (out / "runs.csv").read_bytes() == before

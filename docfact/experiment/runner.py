@@ -387,7 +387,7 @@ def _manifest(config: Config, corpus, jobs: int, digest) -> dict:
         **({"best_by": config.best_by} if config.best_of > 1 and config.best_by != "ac" else {}),
         **({"labelled": config.labelled} if config.labelled is not None else {}),
         **({"constraints": config.constraints} if config.constraints != "labelled" else {}),
-        **({"classes": config.classes} if config.classes != "random" else {}),
+        **({"class_rule": config.classes} if config.classes != "random" else {}),
         **({"shares": config.shares} if config.shares else {}),
         "python": platform.python_version(),
         "versions": _versions(),

@@ -63,7 +63,7 @@ def protocol_words(manifest: dict) -> str:
                   "semi-supervised methods" if t is not None else "")
     by = "lowest objective" if manifest.get("best_by") == "objective" else "AC"
     classes = ("; classes: the k largest of the view in every run, not drawn"
-               if manifest.get("classes") == "largest" else "")
+               if manifest.get("class_rule") == "largest" else "")
     return classes + (f"; each run the best (by {by}) of {n} sub-runs" if n > 1 else "") + labels
 
 
