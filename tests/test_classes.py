@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from docfact.datasets import apply_view, load, resolve_view
 from docfact.experiment.plan import load as load_config
 from docfact.experiment.plan import row_key
 from docfact.experiment.sampling import largest_classes, sample_classes
@@ -62,8 +63,6 @@ def test_run_on_the_largest_classes_end_to_end(tmp_path):
     assert "the k largest of the view in every run" in (out / "tables.md").read_text()
     runs = pd.read_csv(out / "runs.csv", dtype={"classes": str})
     before = (out / "runs.csv").read_bytes()
-    from docfact.datasets import apply_view, load, resolve_view
-
     view = resolve_view("gnmf_tdt2")
     y = apply_view(load(view["dataset"]), view).y
     for k, group in runs.groupby("k"):

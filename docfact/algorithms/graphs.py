@@ -17,6 +17,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.multiclass import type_of_target
 
 from docfact.algorithms._validation import integer, number, options
+from docfact.algorithms.engine import graph_term
 
 WEIGHTS = ("binary", "cosine", "heat")
 
@@ -92,7 +93,7 @@ class NegativeWeights:
 
     def value(self, V) -> float:
         """tr(V^T (D- - W-) V), to subtract from W+'s term."""
-        return float(np.sum(self.d[:, None] * V * V) - np.sum(V * (self.W @ V)))
+        return graph_term(V, self.W, self.d)
 
 
 # The graph regulariser's parameters (lambda, p, weight), shared by GNMF and LCCF's family.
