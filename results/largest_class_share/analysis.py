@@ -1,0 +1,51 @@
+"""AC by the share of a draw's largest class, on the committed primary tables.
+
+For each run of a primary table that draws its classes from a corpus, the share of the drawn
+documents that its largest class holds (the AC of putting every document in one cluster), from
+the view's labels and the classes recorded in runs.csv (nothing is refitted). The runs are
+binned by that share (at most 1/2, 1/2 to 4/5, above 4/5) and each method's AC averaged per
+bin. Writes by_share.csv beside this file, in about a minute.
+Run from the repository root: .venv/bin/python results/largest_class_share/analysis.py
+"""
+
+import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digits.py)
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from docfact.experiment.plan import Plan, load
+
+HERE = Path(__file__).parent
+TABLES = ("gnmf_tdt2", "gnmf_reuters", "lccf_tdt2", "lccf_reuters", "pspt_tdt2", "pspt_reuters",
+          "rcf_tdt2_t2", "rcf_tdt2_t20", "rcf_reuters_t2", "rcf_reuters_t20")
+BINS, NAMES = [0, 0.5, 0.8, 1.0], ["<= 1/2", "1/2 to 4/5", "> 4/5"]
+
+
+def shares(name: str) -> pd.DataFrame:
+    """Each run's (k, run, top): the share of its documents in its largest class."""
+    config = load(f"configs/{name}.yaml")
+    labels, counts = np.unique(Plan.of(config).corpus().y, return_counts=True)
+    size = dict(zip(labels.tolist(), counts.tolist(), strict=True))
+    runs = pd.read_csv(f"results/{name}/runs.csv").groupby(["k", "run"]).classes.first()
+    top = runs.map(lambda drawn: (lambda c: max(c) / sum(c))(
+        [size[int(c)] for c in str(drawn).split()]))
+    return top.rename("top").reset_index()
+
+
+def rows():
+    for name in TABLES:
+        config = load(f"configs/{name}.yaml")
+        runs = pd.read_csv(f"results/{name}/runs.csv").merge(shares(name), on=["k", "run"])
+        runs["share"] = pd.cut(runs.top, BINS, labels=NAMES)
+        for (method, share), g in runs.groupby(["method", "share"], observed=True, sort=False):
+            published, _ = config.published_average("ac", method, config.k)
+            published = None if published is None else published / config.scale
+            yield {"table": name, "method": method, "share": share, "runs": len(g),
+                   "top": g.top.mean(), "ac": g.ac.mean(), "ac_all": runs[
+                       runs.method == method].ac.mean(), "published_ac": published}
+
+
+if __name__ == "__main__":
+    pd.DataFrame(rows()).to_csv(HERE / "by_share.csv", index=False, float_format="%.4f")
