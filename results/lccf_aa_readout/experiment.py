@@ -68,7 +68,9 @@ def pivoted_qr(Y) -> np.ndarray:
 def readouts(labels, Y, values, k, label_seed) -> dict:
     """{read-out: labels (n,)}: the table's (k-means on Y, from the fit) and the three others,
     their k-means from one label seed (best of 10 starts, as the table's)."""
-    km = lambda E: alg.KMeans(k, n_replicates=10, random_state=label_seed).fit(E).labels_  # noqa: E731
+    def km(E):
+        return alg.KMeans(k, n_replicates=10, random_state=label_seed).fit(E).labels_
+
     return {"Y": labels, "Y sqrt(Lambda)": km(Y * np.sqrt(np.maximum(values, 0))),
             "unit rows": km(Y / np.maximum(np.linalg.norm(Y, axis=1, keepdims=True), 1e-300)),
             "pivoted QR": pivoted_qr(Y), "one cluster": np.zeros(len(Y), dtype=int)}
