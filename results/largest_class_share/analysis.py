@@ -4,7 +4,8 @@ For each run of a primary table that draws its classes from a corpus, the share 
 documents that its largest class holds (the AC of putting every document in one cluster), from
 the view's labels and the classes recorded in runs.csv (nothing is refitted). The runs are
 binned by that share (at most 1/2, 1/2 to 4/5, above 4/5) and each method's AC averaged per
-bin. Writes by_share.csv beside this file, in about a minute.
+bin; `with_two_largest` counts the bin's runs that draw one of the view's two largest classes
+(Reuters' earn and acq). Writes by_share.csv beside this file, in about a minute.
 Run from the repository root: .venv/bin/python results/largest_class_share/analysis.py
 """
 
@@ -24,14 +25,18 @@ BINS, NAMES = [0, 0.5, 0.8, 1.0], ["<= 1/2", "1/2 to 4/5", "> 4/5"]
 
 
 def shares(name: str) -> pd.DataFrame:
-    """Each run's (k, run, top): the share of its documents in its largest class."""
+    """Each run's (k, run, top, two_largest): the share of its documents in its largest class,
+    and whether it draws one of the view's two largest classes."""
     config = load(f"configs/{name}.yaml")
     labels, counts = np.unique(Plan.of(config).corpus().y, return_counts=True)
     size = dict(zip(labels.tolist(), counts.tolist(), strict=True))
-    runs = pd.read_csv(f"results/{name}/runs.csv").groupby(["k", "run"]).classes.first()
-    top = runs.map(lambda drawn: (lambda c: max(c) / sum(c))(
-        [size[int(c)] for c in str(drawn).split()]))
-    return top.rename("top").reset_index()
+    two_largest = set(labels[np.argsort(counts)[-2:]].tolist())
+    drawn = pd.read_csv(f"results/{name}/runs.csv").groupby(["k", "run"]).classes.first().map(
+        lambda classes: [int(c) for c in str(classes).split()])
+    sizes = drawn.map(lambda classes: [size[c] for c in classes])
+    return pd.DataFrame({"top": sizes.map(lambda n: max(n) / sum(n)),
+                         "two_largest": drawn.map(lambda c: bool(two_largest & set(c)))}
+                        ).reset_index()
 
 
 def rows():
@@ -43,8 +48,9 @@ def rows():
             published, _ = config.published_average("ac", method, config.k)
             published = None if published is None else published / config.scale
             yield {"table": name, "method": method, "share": share, "runs": len(g),
-                   "top": g.top.mean(), "ac": g.ac.mean(), "ac_all": runs[
-                       runs.method == method].ac.mean(), "published_ac": published}
+                   "with_two_largest": int(g.two_largest.sum()), "top": g.top.mean(),
+                   "ac": g.ac.mean(), "ac_all": runs[runs.method == method].ac.mean(),
+                   "published_ac": published}
 
 
 if __name__ == "__main__":
