@@ -5,7 +5,8 @@ documents that its largest class holds (the AC of putting every document in one 
 the view's labels and the classes recorded in runs.csv (nothing is refitted). The runs are
 binned by that share (at most 1/2, 1/2 to 4/5, above 4/5) and each method's AC averaged per
 bin; `with_two_largest` counts the bin's runs that draw one of the view's two largest classes
-(Reuters' earn and acq). Writes by_share.csv beside this file, in about a minute.
+(Reuters' earn and acq). Writes by_share.csv beside this file, and by_k.csv: per table and
+k, the mean share over the runs (the AC of one cluster), in about a minute.
 Run from the repository root: .venv/bin/python results/largest_class_share/analysis.py
 """
 
@@ -53,5 +54,13 @@ def rows():
                    "published_ac": published}
 
 
+def by_k() -> pd.DataFrame:
+    """Per table and k: the runs and their mean share of the largest class (one cluster's AC)."""
+    return pd.concat([shares(name).groupby("k").top.agg(["size", "mean"]).rename(
+        columns={"size": "runs", "mean": "one_cluster_ac"}).reset_index().assign(table=name)
+        for name in TABLES])[["table", "k", "runs", "one_cluster_ac"]]
+
+
 if __name__ == "__main__":
     pd.DataFrame(rows()).to_csv(HERE / "by_share.csv", index=False, float_format="%.4f")
+    by_k().to_csv(HERE / "by_k.csv", index=False, float_format="%.4f")

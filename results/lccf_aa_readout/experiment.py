@@ -19,12 +19,9 @@ ways (the k-means of the three added ones as the table's, best of 10 starts, fro
 - `one cluster`: every document in one cluster (no read-out: AC is the share of the draw's
   largest class, NMI 0), the floor a collapsed partition comes to.
 
-And, for every k and all 50 draws of each table, the AC of one cluster beside the paper's AA,
-AA-poly and KM-poly rows (one_cluster.csv: only the draws' labels, no fit).
-
-Writes draws.csv (one row per draw, method and read-out), summary.csv (averages over the
-draws against the paper's averages over the same k) and one_cluster.csv beside this file, in
-about ten CPU-minutes.
+Writes draws.csv (one row per draw, method and read-out) and summary.csv (averages over the
+draws against the paper's averages over the same k) beside this file, in about ten
+CPU-minutes. One cluster's AC over all 50 draws per k: results/largest_class_share/by_k.csv.
 Run from the repository root: .venv/bin/python results/lccf_aa_readout/experiment.py
 """
 
@@ -112,26 +109,7 @@ def summary(draws: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def one_cluster() -> pd.DataFrame:
-    """Per table and k: the AC of one cluster averaged over the table's draws (the mean share of
-    a draw's largest class), beside the paper's AA, AA-poly and KM-poly ACs at that k."""
-    out = []
-    for name in TABLES:
-        config = load(f"configs/{name}.yaml")
-        plan = Plan.of(config)
-        y = plan.corpus().y
-        for k in config.k:
-            drawn = [plan.task(y, y, k, r).y for r in range(config.runs)]
-            shares = [np.bincount(labels).max() / len(labels) for labels in drawn]
-            out.append({"table": name, "k": k, "draws": config.runs,
-                        "one_cluster_ac": np.mean(shares),
-                        **{f"paper_{m}": config.published["ac"][m][k][0]
-                           for m in ("AA", "AA-poly", "KM-poly")}})
-    return pd.DataFrame(out)
-
-
 if __name__ == "__main__":
-    one_cluster().to_csv(HERE / "one_cluster.csv", index=False, float_format="%.4f")
     draws = pd.DataFrame(rows())
     draws.to_csv(HERE / "draws.csv", index=False, float_format="%.6g")
     summary(draws).to_csv(HERE / "summary.csv", index=False, float_format="%.4f")
