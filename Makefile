@@ -36,7 +36,8 @@ reproduce:
 # on three 2-D Gaussians); PSPt's eta (3 runs at k = 3, 6, 9); RCF Fig. 3 (20NG: the labelled
 # fraction by the links propagated, 3 runs per k), Figs. 1 and 2 (TDT2 and Reuters, all 30 and 13
 # classes, 10 runs) and Figs. 4-6 (alpha, p, lambda on TDT2 at k = 9 and on Reuters at k = 5, 20
-# runs, as the paper).
+# runs, as the paper); RCF TDT2's KMeans with one setting changed at a time (starts, replicates,
+# distance: at k = 9 on 30 draws, and at k = 24 to 30 on the table's draws).
 figures:
 	@for c in lccf_tdt2_reference lccf_reuters_reference; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
@@ -66,6 +67,8 @@ figures:
 	@for p in KMeans.n_replicates=1,10 KMeans.init=random,k-means++ KMeans.metric=cosine,euclidean; do \
 	  $(BIN)/docfact sweep configs/rcf_tdt2_t2_reference.yaml --param $$p --k 9 --runs 30 \
 	    --jobs $(JOBS) --out results/rcf_tdt2_t2_reference/draws_k9 > /dev/null || exit $$?; \
+	  $(BIN)/docfact sweep configs/rcf_tdt2_t2.yaml --param $$p --k 24,27,30 --runs 10 \
+	    --jobs $(JOBS) --out results/rcf_tdt2_t2/kmeans_large_k > /dev/null || exit $$?; \
 	done
 
 comma := ,
