@@ -18,6 +18,7 @@ from docfact import atomic
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, Z95, average_se, summarize
 from docfact.experiment.results import read_folder, read_manifest
+from docfact.report.causes import FILE, read_causes
 from docfact.report.claims import claim_words, judge
 from docfact.report.readme import splice
 from docfact.report.tables import numerics_words, protocol_words, runtime, view_words, wall_seconds
@@ -114,6 +115,8 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
         raise DocfactError(f"{results}: no result folders (each holds a manifest.json); "
                            "run `docfact run CONFIG` first")
     tables = report_tables(found)
+    causes = read_causes(results, {folder.name: [m.name for m in info["config"].methods]
+                                   for folder, _, info in tables})
     pictures = picture_names(tables)
     frame = pd.DataFrame([r for _, rows, _ in tables for r in rows])
     atomic.write_text(results / "REPRODUCTION.csv", _csv(frame))
@@ -143,6 +146,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                                  "outside"], tablefmt="github"), "",
               "Sensitivity tables rerun a paper's table with one protocol setting changed; "
               "their notes say which and why.", "",
+              *_causes_words(frame, causes),
               f"Wall time of the runs so far: {total_time(found)} over the tables and "
               f"{total_time(sweeps)} over the figures' sweeps (sums of the "
               f"recorded times; `make reproduce` runs both).", ""]
@@ -189,8 +193,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                   f"figures: {_figures(folder)}", ""]
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
                  f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"],
-                 f"[outside](#notes-{folder.name})" if r["verdict"] == "outside" and config.notes
-                 else r["verdict"]]
+                 _verdict_cell(r, causes, config.notes)]
                 for r in rows]
         lines += [tabulate(body, ["method", "metric", "published", "ours", "diff", "95% CI",
                                   "runs", "verdict"], tablefmt="github", disable_numparse=True), ""]
@@ -287,6 +290,33 @@ def audit_pages(results: Path) -> list:
     """The method audits' pages: each results folder's README.md (beside a readings
     landscape's readings.md, the audit of the paper's method), in name order."""
     return sorted(Path(results).glob("*/README.md"))
+
+
+def _verdict_cell(row: dict, causes: dict, notes: str) -> str:
+    """A row's verdict; an "outside" one linked to the page that studies its miss
+    (results/causes.yaml), else to its table's notes."""
+    if row["verdict"] != "outside":
+        return row["verdict"]
+    cause = causes.get((row["table"], row["method"], row["metric"]))
+    if cause:
+        kind, page = cause
+        return f"[outside, {'cause measured' if kind == 'measured' else 'tried'}]({page})"
+    return f"[outside](#notes-{row['table']})" if notes else "outside"
+
+
+def _causes_words(frame: pd.DataFrame, causes: dict) -> list:
+    """The summary's count of the primary tables' rows outside, by what studies them."""
+    out = frame[(frame["kind"] == "table") & (frame["verdict"] == "outside")]
+    kinds = [causes.get(key, ("none",))[0]
+             for key in zip(out["table"], out["method"], out["metric"], strict=True)]
+    if not len(out):
+        return []
+    rest = (f"; {kinds.count('none')} link only their table's notes" if "none" in kinds
+            else "")
+    return [f"Of the primary tables' {len(out)} rows outside, {kinds.count('measured')} link "
+            "the committed page that measures the cause of their miss and "
+            f"{kinds.count('tried')} a page of what was tried without finding it "
+            f"([`{FILE}`]({FILE})){rest}.", ""]
 
 
 def total_time(folders) -> str:
