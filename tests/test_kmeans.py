@@ -336,3 +336,16 @@ def test_lsi_scalings_differ_only_in_the_coordinates():
     assert np.allclose(emb["none"].T @ emb["none"], np.eye(3))
     assert np.allclose(emb["unit"], emb["singular"] / np.linalg.norm(emb["singular"], axis=1,
                                                                      keepdims=True))
+
+
+def test_lsi_dimension_is_k_unless_given():
+    """The latent space has k dimensions by default, d when dimension = d; its first k
+    coordinates are the same either way (the leading singular triplets of X)."""
+    rng = np.random.RandomState(3)
+    X = np.abs(rng.normal(size=(40, 12)))
+    default = LSIKMeans(3, random_state=0).fit(X)
+    wide = LSIKMeans(3, dimension=6, random_state=0).fit(X)
+    assert default.embedding_.shape == (40, 3) and wide.embedding_.shape == (40, 6)
+    assert np.array_equal(default.labels_, LSIKMeans(3, dimension=3, random_state=0)
+                          .fit(X).labels_)
+    assert np.allclose(np.abs(wide.embedding_[:, :3]), np.abs(default.embedding_))

@@ -17,7 +17,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from docfact.algorithms._validation import options
+from docfact.algorithms._validation import integer, options
 from docfact.algorithms.kernels import (
     KERNEL_CONSTRAINTS,
     LinearKernel,
@@ -116,22 +116,25 @@ class SpectralClustering(_Embedding):
 
 
 class LSIKMeans(_Embedding):
-    """Truncated SVD of X (n_samples, n_features) to k dimensions, then k-means on U_k S_k.
+    """Truncated SVD of X (n_samples, n_features) to d dimensions, then k-means on U_d S_d.
 
     n_replicates, init and max_iter are those of the k-means step (`KMeans`).
-    scaling : the documents' coordinates in the latent space: "singular" (U_k S_k, the projection
-        X V_k), "none" (U_k) or "unit" (U_k S_k rows scaled to unit length, cosine geometry).
-    Attributes: labels_, embedding_ (n_samples, k).
+    dimension : d, of the latent space; None: k, the number of clusters (Zha et al.'s
+        equivalence of LSI + k-means with average association).
+    scaling : the documents' coordinates in the latent space: "singular" (U_d S_d, the projection
+        X V_d), "none" (U_d) or "unit" (U_d S_d rows scaled to unit length, cosine geometry).
+    Attributes: labels_, embedding_ (n_samples, d).
     """
 
-    _parameter_constraints = {**KMEANS_CONSTRAINTS,
+    _parameter_constraints = {**KMEANS_CONSTRAINTS, "dimension": [integer(1), None],
                               "scaling": [options("singular", "none", "unit")]}
 
-    def __init__(self, n_clusters, *, n_replicates=1, init="random", scaling="singular",
-                 max_iter=100, random_state=None):
+    def __init__(self, n_clusters, *, n_replicates=1, init="random", dimension=None,
+                 scaling="singular", max_iter=100, random_state=None):
         self.n_clusters = n_clusters
         self.n_replicates = n_replicates
         self.init = init
+        self.dimension = dimension
         self.scaling = scaling
         self.max_iter = max_iter
         self.random_state = random_state
@@ -140,7 +143,7 @@ class LSIKMeans(_Embedding):
     def fit(self, X, y=None):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
         rng = check_random_state(self.random_state)
-        U, s = top_singular(X, self.n_clusters, rng)
+        U, s = top_singular(X, self.dimension or self.n_clusters, rng)
         self.embedding_ = U if self.scaling == "none" else U * s
         if self.scaling == "unit":
             self.embedding_ = normalize(self.embedding_)
