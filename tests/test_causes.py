@@ -24,7 +24,7 @@ def test_rows_are_read_with_their_kind_and_page(tmp_path):
 
 
 @pytest.mark.parametrize("text, words", [
-    ("u:\n  tried:\n    page.md: [A]\n", "'u' is no results folder"),
+    ("u:\n  tried:\n    page.md: [A]\n", "'u' is no table of"),
     ("t:\n  guessed:\n    page.md: [A]\n", "expected measured or tried"),
     ("t:\n  tried:\n    none.md: [A]\n", "no page 'none.md'"),
     ("t:\n  tried:\n    page.md: [C AC]\n", "'C' is not a method of the table"),
@@ -43,11 +43,12 @@ def test_a_bad_entry_is_refused_in_one_line(tmp_path, text, words):
 def test_an_outside_verdict_links_its_page_else_the_notes():
     row = {"table": "t", "method": "A", "metric": "AC", "verdict": "outside"}
     causes = {("t", "A", "AC"): ("measured", "p/README.md")}
-    assert _verdict_cell(row, causes, "notes") == "[outside, cause measured](p/README.md)"
-    assert _verdict_cell(row, {("t", "A", "AC"): ("tried", "q.md")}, "") == "[outside, tried](q.md)"
-    assert _verdict_cell(row, {}, "notes") == "[outside](#notes-t)"
-    assert _verdict_cell(row, {}, "") == "outside"
-    assert _verdict_cell({**row, "verdict": "within CI"}, causes, "notes") == "within CI"
+    assert _verdict_cell(row, causes, "#n") == "[outside, cause measured](p/README.md)"
+    assert _verdict_cell(row, {("t", "A", "AC"): ("tried", "q.md")}, None) == \
+        "[outside, tried](q.md)"
+    assert _verdict_cell(row, {}, "#notes-t") == "[outside](#notes-t)"
+    assert _verdict_cell(row, {}, None) == "outside"
+    assert _verdict_cell({**row, "verdict": "within CI"}, causes, "#n") == "within CI"
 
 
 def test_every_committed_row_outside_links_a_page():

@@ -3,7 +3,7 @@
 For the rows that sit outside their published average, the file names the committed page (a
 path under results/) that studies the miss, in one of two kinds:
 
-    lccf_tdt2:                      # a results folder
+    lccf_tdt2:                      # a table (its config's name)
       measured:                     # pages that measure the cause
         lccf_km_poly/README.md: [KM-poly NMI]
       tried:                        # pages that list what was tried, the cause not found
@@ -27,7 +27,7 @@ KINDS = ("measured", "tried")
 
 def read_causes(results: Path, methods: dict) -> dict:
     """{(table, method, metric): (kind, page)} from results/causes.yaml ({} without the file);
-    `methods` maps each results folder's name to its method names. DocfactError, in one line,
+    `methods` maps each table's name to its method names. DocfactError, in one line,
     on a table, method, metric or page that does not exist, or a row given twice."""
     path = Path(results) / FILE
     if not path.exists():
@@ -39,7 +39,7 @@ def read_causes(results: Path, methods: dict) -> dict:
     out = {}
     for table, kinds in _mapping(raw, str(path)).items():
         if table not in methods:
-            raise DocfactError(f"{path}: {table!r} is no results folder of {results}")
+            raise DocfactError(f"{path}: {table!r} is no table of {results}")
         for kind, pages in _mapping(kinds, f"{path}: {table}").items():
             if kind not in KINDS:
                 raise DocfactError(f"{path}: {table}.{kind}: expected {' or '.join(KINDS)}")

@@ -115,8 +115,8 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
         raise DocfactError(f"{results}: no result folders (each holds a manifest.json); "
                            "run `docfact run CONFIG` first")
     tables = report_tables(found)
-    causes = read_causes(results, {folder.name: [m.name for m in info["config"].methods]
-                                   for folder, _, info in tables})
+    causes = read_causes(results, {info["config"].name: [m.name for m in info["config"].methods]
+                                   for _, _, info in tables})
     pictures = picture_names(tables)
     frame = pd.DataFrame([r for _, rows, _ in tables for r in rows])
     atomic.write_text(results / "REPRODUCTION.csv", _csv(frame))
@@ -193,7 +193,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                   f"figures: {_figures(folder)}", ""]
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
                  f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"],
-                 _verdict_cell(r, causes, config.notes)]
+                 _verdict_cell(r, causes, f"#notes-{folder.name}" if config.notes else None)]
                 for r in rows]
         lines += [tabulate(body, ["method", "metric", "published", "ours", "diff", "95% CI",
                                   "runs", "verdict"], tablefmt="github", disable_numparse=True), ""]
@@ -292,25 +292,25 @@ def audit_pages(results: Path) -> list:
     return sorted(Path(results).glob("*/README.md"))
 
 
-def _verdict_cell(row: dict, causes: dict, notes: str) -> str:
+def _verdict_cell(row: dict, causes: dict, notes: str | None) -> str:
     """A row's verdict; an "outside" one linked to the page that studies its miss
-    (results/causes.yaml), else to its table's notes."""
+    (results/causes.yaml), else to its table's notes (the anchor `notes`, if any)."""
     if row["verdict"] != "outside":
         return row["verdict"]
     cause = causes.get((row["table"], row["method"], row["metric"]))
     if cause:
         kind, page = cause
         return f"[outside, {'cause measured' if kind == 'measured' else 'tried'}]({page})"
-    return f"[outside](#notes-{row['table']})" if notes else "outside"
+    return f"[outside]({notes})" if notes else "outside"
 
 
 def _causes_words(frame: pd.DataFrame, causes: dict) -> list:
     """The summary's count of the primary tables' rows outside, by what studies them."""
     out = frame[(frame["kind"] == "table") & (frame["verdict"] == "outside")]
-    kinds = [causes.get(key, ("none",))[0]
-             for key in zip(out["table"], out["method"], out["metric"], strict=True)]
     if not len(out):
         return []
+    kinds = [causes.get(key, ("none",))[0]
+             for key in zip(out["table"], out["method"], out["metric"], strict=True)]
     rest = (f"; {kinds.count('none')} link only their table's notes" if "none" in kinds
             else "")
     return [f"Of the primary tables' {len(out)} rows outside, {kinds.count('measured')} link "
