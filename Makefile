@@ -36,9 +36,9 @@ reproduce:
 # on three 2-D Gaussians); PSPt's eta (3 runs at k = 3, 6, 9); RCF Fig. 3 (20NG: the labelled
 # fraction by the links propagated, 3 runs per k), Figs. 1 and 2 (TDT2 and Reuters, all 30 and 13
 # classes, 10 runs) and Figs. 4-6 (alpha, p, lambda on TDT2 at k = 9 and on Reuters at k = 5, 20
-# runs, as the paper); GNMF's LSI dimension (10 runs per k); RCF TDT2's KMeans with one setting
-# changed at a time (starts, replicates, distance: at k = 9 on 30 draws, and at k = 24 to 30 on
-# the table's draws).
+# runs, as the paper); GNMF's LSI dimension (10 runs per k; 10 and 20 with 50); RCF TDT2's
+# KMeans with one setting changed at a time (starts, replicates, distance: at k = 9 on 30 draws,
+# and at k = 24 to 30 on the table's draws).
 figures:
 	@for c in lccf_tdt2_reference lccf_reuters_reference; do \
 	  $(BIN)/docfact plot convergence configs/$$c.yaml --k 10 --methods NMF,CF,LCCF || exit $$?; \
@@ -66,6 +66,9 @@ figures:
 	@for c in gnmf_tdt2 gnmf_reuters; do \
 	  $(BIN)/docfact sweep configs/$$c.yaml --param LSI+K-means.dimension=5,10,20,50,100 \
 	    --baselines K-means --runs 10 --jobs $(JOBS) --out results/$$c/lsi_dimension \
+	    > /dev/null || exit $$?; \
+	  $(BIN)/docfact sweep configs/$$c.yaml --param LSI+K-means.dimension=10,20 \
+	    --baselines K-means --runs 50 --jobs $(JOBS) --out results/$$c/lsi_dimension/runs50 \
 	    > /dev/null || exit $$?; \
 	done
 	$(call rcf_figures,rcf_reuters_t2_reference,13,5,2 4 6 8 10)
