@@ -16,6 +16,9 @@ ways (the k-means of the three added ones as the table's, best of 10 starts, fro
 - `unit rows`: k-means on the rows of Y scaled to unit length (Ng, Jordan and Weiss 2002);
 - `pivoted QR`: Zha et al.'s own read-out, the QR decomposition with column pivoting of Y^T:
   Y^T P = Q [R11 R12], document j in the cluster of the largest |[I, R11^-1 R12] P^T|_ij;
+- `30 dimensions`: k-means on the kernel PCA coordinates in 30 dimensions whatever k (more
+  principal directions than AA's k, towards the kernel k-means of KM and KM-poly, which uses
+  all of them);
 - `one cluster`: every document in one cluster (no read-out: AC is the share of the draw's
   largest class, NMI 0), the floor a collapsed partition comes to.
 
@@ -36,11 +39,14 @@ from scipy.linalg import qr, solve_triangular
 from docfact import algorithms as alg
 from docfact import metrics
 from docfact.experiment.methods import split_seed
+from docfact.algorithms.kernels import leading_eigenpairs
+from docfact.algorithms.spectral import top_singular
 from docfact.experiment.plan import Plan, load
 
 HERE = Path(__file__).parent
 TABLES, KS, RUNS = ("lccf_tdt2", "lccf_reuters"), (3, 5, 7, 9), range(10)
 METHODS = ("AA", "AA-poly")
+WIDE = 30  # the dimensions of the widest read-out
 
 
 def eigenvalues(artefacts, method, Y) -> np.ndarray:
@@ -50,6 +56,17 @@ def eigenvalues(artefacts, method, Y) -> np.ndarray:
         return np.einsum("ij,ij->j", Y, artefacts.kernel("polynomial", 2) @ Y)
     XtY = artefacts.X.T @ Y
     return np.einsum("ij,ij->j", XtY, XtY)
+
+
+def kernel_pca(artefacts, method, d: int) -> np.ndarray:
+    """The documents' coordinates (n, d) on the d leading principal directions of the
+    affinity's feature space, Y_d Lambda_d^1/2: past d = k, towards the kernel k-means of every
+    direction (KM and KM-poly)."""
+    if method.params.get("kernel") == "polynomial":
+        values, Y = leading_eigenpairs(artefacts.kernel("polynomial", 2), d)
+        return Y * np.sqrt(np.maximum(values, 0))
+    U, s = top_singular(artefacts.X, d, np.random.default_rng(0))
+    return U * s
 
 
 def pivoted_qr(Y) -> np.ndarray:
@@ -62,15 +79,17 @@ def pivoted_qr(Y) -> np.ndarray:
     return labels
 
 
-def readouts(labels, Y, values, k, label_seed) -> dict:
-    """{read-out: labels (n,)}: the table's (k-means on Y, from the fit) and the three others,
-    their k-means from one label seed (best of 10 starts, as the table's)."""
+def readouts(labels, Y, values, wide, k, label_seed) -> dict:
+    """{read-out: labels (n,)}: the table's (k-means on Y, from the fit) and the others, their
+    k-means from one label seed (best of 10 starts, as the table's); `wide` the kernel PCA
+    coordinates in WIDE dimensions."""
     def km(E):
         return alg.KMeans(k, n_replicates=10, random_state=label_seed).fit(E).labels_
 
     return {"Y": labels, "Y sqrt(Lambda)": km(Y * np.sqrt(np.maximum(values, 0))),
             "unit rows": km(Y / np.maximum(np.linalg.norm(Y, axis=1, keepdims=True), 1e-300)),
-            "pivoted QR": pivoted_qr(Y), "one cluster": np.zeros(len(Y), dtype=int)}
+            "pivoted QR": pivoted_qr(Y), f"{WIDE} dimensions": km(wide),
+            "one cluster": np.zeros(len(Y), dtype=int)}
 
 
 def rows():
@@ -85,7 +104,8 @@ def rows():
                 est, labels = m.fit(shared, task.k, fit_seed)  # the table's run: k-means on Y
                 Y = est.embedding_
                 for readout, pred in readouts(labels, Y, eigenvalues(shared, m, Y),
-                                              task.k, label_seed).items():
+                                              kernel_pca(shared, m, WIDE), task.k,
+                                              label_seed).items():
                     row = {"table": name, "k": task.k, "run": task.run, "n": len(task.y),
                            "method": mname, "readout": readout,
                            "ac": metrics.accuracy(task.y, pred),
