@@ -40,10 +40,11 @@ def shares(name: str) -> pd.DataFrame:
                         ).reset_index()
 
 
-def rows():
+def rows(drawn: dict):
+    """By table, method and share bin; `drawn` maps each table to its shares()."""
     for name in TABLES:
         config = load(f"configs/{name}.yaml")
-        runs = pd.read_csv(f"results/{name}/runs.csv").merge(shares(name), on=["k", "run"])
+        runs = pd.read_csv(f"results/{name}/runs.csv").merge(drawn[name], on=["k", "run"])
         runs["share"] = pd.cut(runs.top, BINS, labels=NAMES)
         for (method, share), g in runs.groupby(["method", "share"], observed=True, sort=False):
             published, _ = config.published_average("ac", method, config.k)
@@ -54,13 +55,14 @@ def rows():
                    "published_ac": published}
 
 
-def by_k() -> pd.DataFrame:
+def by_k(drawn: dict) -> pd.DataFrame:
     """Per table and k: the runs and their mean share of the largest class (one cluster's AC)."""
-    return pd.concat([shares(name).groupby("k").top.agg(["size", "mean"]).rename(
+    return pd.concat([drawn[name].groupby("k").top.agg(["size", "mean"]).rename(
         columns={"size": "runs", "mean": "one_cluster_ac"}).reset_index().assign(table=name)
         for name in TABLES])[["table", "k", "runs", "one_cluster_ac"]]
 
 
 if __name__ == "__main__":
-    pd.DataFrame(rows()).to_csv(HERE / "by_share.csv", index=False, float_format="%.4f")
-    by_k().to_csv(HERE / "by_k.csv", index=False, float_format="%.4f")
+    drawn = {name: shares(name) for name in TABLES}  # each view's corpus read once
+    pd.DataFrame(rows(drawn)).to_csv(HERE / "by_share.csv", index=False, float_format="%.4f")
+    by_k(drawn).to_csv(HERE / "by_k.csv", index=False, float_format="%.4f")

@@ -38,8 +38,7 @@ def variants(shared, method, k, seed) -> dict:
     """{variant: labels (n,)}; the table's fit first, the others from its fit seed."""
     fit_seed, _ = split_seed(seed)
     _, labels = method.fit(shared, k, fit_seed)
-    K = shared.kernel("polynomial", 2)
-    K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
+    K = shared.kernel("polynomial", 2)  # the run's kernel, shared with the table's fit
 
     def km(replicates, **kw):
         return alg.KMeans(k, n_replicates=replicates, random_state=fit_seed, **kw).fit(K).labels_

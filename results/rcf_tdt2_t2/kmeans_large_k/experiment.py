@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+from sklearn.metrics.cluster import contingency_matrix
 
 from docfact import algorithms as alg
 from docfact import metrics
@@ -36,16 +38,13 @@ SCHEMES = {"tfidf.m": "tfidf", "tf": "l2"}
 
 
 def entropy(labels) -> float:
-    p = np.bincount(labels) / len(labels)
-    p = p[p > 0]
-    return float(-(p * np.log2(p)).sum())
+    """The entropy (bits) of a partition."""
+    return float(stats.entropy(np.unique(labels, return_counts=True)[1], base=2))
 
 
 def purity(y, labels) -> float:
     """The share of documents in their cluster's majority class."""
-    counts = np.zeros((labels.max() + 1, y.max() + 1), dtype=int)
-    np.add.at(counts, (labels, y), 1)
-    return counts.max(axis=1).sum() / len(y)
+    return contingency_matrix(y, labels).max(axis=0).sum() / len(y)
 
 
 def rows():
@@ -69,7 +68,7 @@ def rows():
                    "nmi": metrics.nmi(task.y, pred, config.nmi),
                    "entropy": entropy(pred), "class_entropy": entropy(task.y),
                    "largest_cluster": np.bincount(pred).max() / len(pred),
-                   "purity": purity(np.unique(task.y, return_inverse=True)[1], pred),
+                   "purity": purity(task.y, pred),
                    "table_ac": table.get((task.k, task.run, "KMeans"), np.nan)}
         print(task.k, task.run, flush=True)
 
