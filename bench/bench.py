@@ -37,6 +37,7 @@ from threadpoolctl import threadpool_limits
 from docfact.algorithms import NMF, costs, knn_graph
 from docfact.algorithms.engine import numerics
 from docfact.algorithms.graphs import ConstrainedGraph, propagation_factors
+from docfact.algorithms.kernels import LinearKernel
 from docfact.datasets import apply_view, load
 from docfact.datasets.preprocess import weight
 from docfact.digits import deviation
@@ -113,11 +114,11 @@ def kernel_rows(X, graph: ConstrainedGraph, peak: dict, repeat: int) -> list:
     Kd = (X @ X.T).toarray()
     fns, models = {}, {}
     for dt in ("float64", "float32"):
-        Xc, Xtc, Kc = X.astype(dt), sp.csr_matrix(X.T).astype(dt), Kd.astype(dt)
+        Lc, Kc = LinearKernel(X.astype(dt)), Kd.astype(dt)
         b = np.dtype(dt).itemsize
         for c, what in ((K, "1 start"), (K * R, f"{R} starts batched")):
             Y = rng.random((n, c)).astype(dt)
-            fns[f"sparse X (X^T Y), {what}, {dt}"] = lambda Xc=Xc, Xtc=Xtc, Y=Y: Xc @ (Xtc @ Y)
+            fns[f"sparse X (X^T Y), {what}, {dt}"] = lambda Lc=Lc, Y=Y: Lc.dot(Y)
             models[f"sparse X (X^T Y), {what}, {dt}"] = costs.sparse_product(*X.shape, X.nnz,
                                                                              c, b)
             fns[f"dense K Y or W~ V, {what}, {dt}"] = lambda Kc=Kc, Y=Y: Kc @ Y
@@ -169,10 +170,10 @@ def fit_products(X, rng, repeat: int) -> tuple:
     """Measured seconds of an LCCF fit's K products on X, (sparse, dense): 2 x 31 batched
     products, 2 x 69 of one start, and building K for the dense form."""
     n = X.shape[0]
-    Xt = sp.csr_matrix(X.T)
+    Xt, L = sp.csr_matrix(X.T), LinearKernel(X)
     Yr, Y1 = rng.random((n, K * R)), rng.random((n, K))
     Kd = (X @ Xt).toarray()
-    t = median_times({"sparse_R": lambda: X @ (Xt @ Yr), "sparse_1": lambda: X @ (Xt @ Y1),
+    t = median_times({"sparse_R": lambda: L.dot(Yr), "sparse_1": lambda: L.dot(Y1),
                       "dense_R": lambda: Kd @ Yr, "dense_1": lambda: Kd @ Y1,
                       "build": lambda: (X @ Xt).toarray()}, repeat)
     return (2 * 31 * t["sparse_R"] + 2 * 69 * t["sparse_1"],

@@ -11,7 +11,7 @@ import yaml
 from docfact.algorithms import CF, GNMF, LCCF, NMF, RCF, costs, knn_graph
 from docfact.algorithms.cf import LCCFRule
 from docfact.algorithms.engine import dtype, fast_products, minimize, numerics
-from docfact.algorithms.kernels import LinearKernel
+from docfact.algorithms.kernels import LinearKernel, SparseProduct
 from docfact.algorithms.nmf import GNMFRule
 from docfact.errors import ConfigError
 from docfact.experiment.plan import load as load_config
@@ -125,6 +125,29 @@ def test_rcf_dense_graph_product_takes_every_start_at_once_with_products_auto(da
         fast = RCF(3, alpha=0.5, random_state=0, max_iter=60).fit_transform(X, partial)
     assert widths == [30] * 31 + [3] * 29
     np.testing.assert_allclose(fast, ref, rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_product_loops_give_the_same_bits(dtype):
+    """A Y by the rows of A (CSR) and by the rows of A^T (CSC product on A^T's transpose) add
+    each entry's terms in the same order when the indices are sorted: equal bits, for matrices
+    and vectors, so SparseProduct may take either; an unsorted A keeps the loop of its rows."""
+    rng = np.random.default_rng(0)
+    A = sp.random(300, 2000, density=0.02, format="csr", random_state=1, dtype=dtype)
+    A.data = (rng.random(A.nnz) * 10.0 ** rng.integers(-4, 4, A.nnz)).astype(dtype)
+    At = sp.csr_matrix(A.T)
+    assert A.has_sorted_indices and At.has_sorted_indices
+    for Y in (rng.random((2000, 7)), rng.random((2000, 40)).astype(dtype), rng.random(2000)):
+        Z = Y[:300]
+        assert np.array_equal(A @ Y, At.T @ Y) and np.array_equal(At @ Z, A.T @ Z)
+        assert np.array_equal(SparseProduct(A, At) @ Y, A @ Y)
+        assert np.array_equal(SparseProduct(At, A) @ Z, At @ Z)
+    unsorted = sp.csr_matrix((np.array([1.0, 2.0]), np.array([3, 1]), np.array([0, 2])),
+                             shape=(1, 4))
+    assert not SparseProduct(unsorted, sp.csr_matrix(unsorted.T)).same_order
+    assert costs.scatter_is_faster(300, 2000, 10**4)  # the output no larger than Y
+    assert costs.scatter_is_faster(2000, 300, 10) and not costs.scatter_is_faster(
+        36771, 9394, 100, 4)  # a large output: by the rows of A
 
 
 def test_cost_model_counts_and_choices():

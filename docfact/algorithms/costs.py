@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 MAX_DENSE_BYTES = 2**30  # a formed K above this size is never chosen (memory of a worker)
+SCATTER_BYTES = 2**23  # an output up to this size stays in cache while rows are added into it
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,15 @@ def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter:
 
     cost = product(k * n_restarts) * (2 * restart_iters) + product(k) * (2 * max(rest, 0))
     return cost + dense_build(X, itemsize, machine) if form == "dense" else cost
+
+
+def scatter_is_faster(out_rows: int, in_rows: int, c: int, itemsize: int = 8) -> bool:
+    """Whether A Y, A sparse (out_rows, in_rows) and Y (in_rows, c), is faster taken by the rows
+    of A^T (each row of Y added into the output rows it touches) than by the rows of A (each
+    output row summing the rows of Y it needs): when the output is no larger than Y, or fits in
+    SCATTER_BYTES. On TDT2 (N = 700 to 9394 documents, 36771 terms, c = 3 to 300, float32 and
+    float64) by 1.0-1.8x; the output of terms x 100 columns and more is faster by rows of A."""
+    return out_rows <= in_rows or out_rows * c * itemsize <= SCATTER_BYTES
 
 
 def kernel_form(X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,

@@ -11,9 +11,38 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from docfact.algorithms._validation import integer, options
+from docfact.algorithms.costs import scatter_is_faster
 from docfact.algorithms.engine import dot_all, fast_products
 
 KERNELS = ("linear", "polynomial", "precomputed")
+
+
+class SparseProduct:
+    """A @ Y for a sparse A (r, c) in CSR held with At = A^T in CSR (c, r), Y (c, ...) dense.
+
+    scipy has two loops for it: by the rows of A (each output row sums the rows of Y it needs)
+    and by the rows of At (scipy's CSC product on At.T: each row of Y is added into the output
+    rows it touches). With sorted indices (scipy's canonical form) both add the terms of every
+    output entry, a_i1 y_1 + a_i2 y_2 + ..., in the same order, so their digits are equal; the
+    second is used where costs.scatter_is_faster says, the first when an index is unsorted."""
+
+    def __init__(self, A, At):
+        self.A, self.At_T = A, At.T
+        self.same_order = A.has_sorted_indices and At.has_sorted_indices
+
+    def __matmul__(self, Y: np.ndarray) -> np.ndarray:
+        r, c = self.A.shape
+        if self.same_order and scatter_is_faster(r, c, 1 if Y.ndim == 1 else Y.shape[1],
+                                                 np.result_type(self.A.dtype, Y).itemsize):
+            return self.At_T @ Y
+        return self.A @ Y
+
+
+def sparse_products(X, Xt) -> tuple:
+    """(X, X^T) as operands of products: SparseProducts for sparse X, else X and Xt unchanged."""
+    if sp.issparse(X):
+        return SparseProduct(X, Xt), SparseProduct(Xt, X)
+    return X, Xt
 
 
 class LinearKernel:
@@ -23,10 +52,11 @@ class LinearKernel:
         self.X = X
         self.Xt = sp.csr_matrix(X.T) if sp.issparse(X) else np.ascontiguousarray(X.T)
         self.n = X.shape[0]
+        self._X, self._Xt = sparse_products(self.X, self.Xt)
 
     def dot(self, Y: np.ndarray) -> np.ndarray:
         """K Y, Y (n, k)."""
-        return np.asarray(self.X @ (self.Xt @ Y))
+        return np.asarray(self._X @ (self._Xt @ Y))
 
     def dot_all(self, Ys: list) -> list:
         """[K Y for Y in Ys] from X (X^T [Y_1 ... Y_R]), X read twice instead of 2R times: for
@@ -34,7 +64,7 @@ class LinearKernel:
         dense X (images) only with products "auto" (BLAS sums in another order)."""
         if not sp.issparse(self.X) and not fast_products():
             return [self.dot(Y) for Y in Ys]
-        return dot_all(self.X, Ys, self.Xt)
+        return dot_all(self._X, Ys, self._Xt)
 
     def diag(self) -> np.ndarray:
         """diag(K) (n,): the squared norms of the samples."""

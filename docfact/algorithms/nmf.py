@@ -21,7 +21,7 @@ from docfact.algorithms.graphs import (
     degrees,
     signed_parts,
 )
-from docfact.algorithms.kernels import LastProduct, affinity
+from docfact.algorithms.kernels import LastProduct, affinity, sparse_products
 
 
 class Samples:
@@ -54,8 +54,9 @@ class GNMFRule:
         self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
         self.k = n_components
         self.batch = sp.issparse(Xs) or engine.fast_products()
-        self.XtU = Samples(self.Xt, self.batch)
-        self.XV = LastProduct(Samples(self.X, self.batch))  # X V, kept for the objective
+        Xt, X = sparse_products(self.Xt, self.X)
+        self.XtU = Samples(Xt, self.batch)
+        self.XV = LastProduct(Samples(X, self.batch))  # X V, kept for the objective
         self.lam = lam if W is not None else 0.0
         self.neg = None  # NegativeWeights of a graph with negative weights
         if self.lam > 0:  # lambda W, as GNMF.m scales W before D; W = W+ - W- if signed
