@@ -46,7 +46,7 @@ def test_recorded_runs_are_said_in_one_line_and_only_the_asked_ones_printed(tabl
     assert "runs per k: 1;" in res.output and re.search(r"^\| 3 ", res.output, re.M) is None
     assert "Measured in full" not in res.output  # the notes describe the full table only
     assert "Notes on the full table (2 runs at k = 2, 3): the config's `notes`" in res.output
-    assert "This table: 1 runs at k = 2. The full protocol, 2 runs at k = 2, 3" in res.output
+    assert "This table: 1 run at k = 2. The full protocol, 2 runs at k = 2, 3" in res.output
     assert (out / "tables.md").read_bytes() == before  # the folder's tables cover every run
 
 
@@ -144,11 +144,14 @@ def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_pat
     from docfact.cli.run import _time_here
 
     monkeypatch.chdir(tmp_path)
-    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml")
+    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out")
     seconds = pd.read_csv(ROOT / "results/gnmf_tdt2/timings.csv")["seconds"].sum()
     assert line.startswith(f" ({seconds / 60:.0f} CPU-minutes as recorded in ")
     assert "gnmf_tdt2: about " in line and "on this machine's " in line
-    assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml") == ""
+    assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path) == ""
+    # not from the folder the command just wrote, which holds only the runs it asked
+    assert _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml",
+                      ROOT / "results" / "gnmf_tdt2") == ""
 
 
 def test_a_reader_that_leaves_ends_the_output_quietly(tmp_path):

@@ -478,6 +478,32 @@ def test_jobs_is_a_positive_number_or_minus_one(tmp_path, clean, command, jobs):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("ks", ["2,2", "2,3,2"])
+def test_a_repeated_k_is_refused_as_in_a_config(tmp_path, clean, ks):
+    """--k 2,2 once computed runs that the records then held once, and lost the others."""
+    res = cli("run", clean[0], "--k", ks, "--out", tmp_path / "x", "--quiet")
+    one_line_error(res, 2)
+    assert f"--k: must be a list without repeated values, got '{ks}'" in res.output
+    assert not (tmp_path / "x").exists()
+
+
+def test_no_more_workers_start_than_runs_are_left(tmp_path, clean, monkeypatch):
+    from docfact.experiment import runner
+
+    asked, real = [], runner.Parallel
+
+    def counting(n_jobs, **kwargs):
+        asked.append(n_jobs)
+        return real(n_jobs=n_jobs, **kwargs)
+
+    monkeypatch.setattr(runner, "Parallel", counting)
+    out = tmp_path / "out"
+    assert cli("run", clean[0], "--out", out, "--jobs", 1000, "--quiet").exit_code == 0
+    assert cli("run", clean[0], "--out", out, "--jobs", 1000, "--quiet").exit_code == 0
+    runs = read_runs(out / "runs.csv")
+    assert asked == [len(set(zip(runs.k, runs.run, strict=True))), 1]  # all, then none left
+
+
 @pytest.mark.parametrize("name", ["../../escaped", "/tmp/absolute", ".hidden"])
 def test_a_reading_is_named_as_a_folder(tmp_path, name):
     """A reading's name becomes a folder under --results: a path is refused before any run."""

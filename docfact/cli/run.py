@@ -20,6 +20,8 @@ def _k_option(value):
         raise ConfigError(f"--k: expected comma-separated integers, got {value!r}") from None
     if not ks or min(ks) < 2:
         raise ConfigError(f"--k: every k must be an integer >= 2, got {value!r}")
+    if len(set(ks)) < len(ks):
+        raise ConfigError(f"--k: must be a list without repeated values, got {value!r}")
     return ks
 
 
@@ -95,9 +97,14 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     if quiet:
         return
     if (config.k, config.runs) != (full.k, full.runs):
-        click.echo(f"This table: {config.runs} runs at k = {k_words(config.k)}. The full "
-                   f"protocol, {full.runs} runs at k = {k_words(full.k)}: docfact run "
-                   f"{config_path} --out DIR{_time_here(full.name, config_path)}", err=True)
+        click.echo(f"This table: {_runs(config.runs)} at k = {k_words(config.k)}. The full "
+                   f"protocol, {_runs(full.runs)} at k = {k_words(full.k)}: docfact run "
+                   f"{config_path} --out DIR{_time_here(full.name, config_path, folder)}",
+                   err=True)
+
+
+def _runs(n: int) -> str:
+    return "1 run" if n == 1 else f"{n} runs"
 
 
 def _failures(folder: Path) -> list:
@@ -118,12 +125,12 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def _time_here(name: str, config_path) -> str:
+def _time_here(name: str, config_path, written: Path) -> str:
     """What the full table costs, from the CPU seconds its committed results record
     (timings.csv: in results/ of the current folder, or of the folder above the config's, a
-    repository's configs/ and results/): CPU-hours, and about how long on this machine's
-    cores (the runs are independent; a recorded wall time depends on the load it ran under
-    and on --jobs)."""
+    repository's configs/ and results/; not the folder just `written`, which holds only the
+    runs asked): CPU-hours, and about how long on this machine's cores (the runs are
+    independent; a recorded wall time depends on the load it ran under and on --jobs)."""
     from joblib import cpu_count
 
     from docfact.errors import DocfactError
@@ -131,6 +138,8 @@ def _time_here(name: str, config_path) -> str:
 
     beside = Path(config_path).resolve().parent.parent / "results" / name
     folder = next((f for f in (Path("results") / name, beside) if f.is_dir()), beside)
+    if folder.resolve() == written.resolve():
+        return ""
     try:
         seconds = float(read_timings(folder)["seconds"].sum())
     except (OSError, ValueError, KeyError, DocfactError):
@@ -138,8 +147,8 @@ def _time_here(name: str, config_path) -> str:
     if not seconds > 0:
         return ""
     cores = cpu_count()  # what --jobs -1 uses
-    cpu = (f"{seconds / 3600:.1f} CPU-hours" if seconds >= 3600
-           else f"{seconds / 60:.0f} CPU-minutes")
+    cpu = (f"{seconds / 3600:.1f} CPU-hours" if seconds >= 3600 else
+           f"{seconds / 60:.0f} CPU-minutes" if seconds >= 90 else f"{seconds:.0f} CPU-seconds")
     return (f" ({cpu} as recorded in {folder}: about {_duration(seconds / cores)} on this "
             f"machine's {cores} cores)")
 

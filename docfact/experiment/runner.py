@@ -98,8 +98,9 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
                  for k, r in todo)
         bar = tqdm(total=len(todo), disable=not (progress and todo and sys.stderr.isatty()),
                    unit="run", desc=config.name, dynamic_ncols=True)
-        with _backend(backend, jobs, scheduler):
-            with Parallel(n_jobs=jobs, return_as="generator_unordered") as parallel:
+        workers = max(1, min(jobs, len(todo))) if jobs > 0 else jobs  # no idle worker started
+        with _backend(backend, workers, scheduler):
+            with Parallel(n_jobs=workers, return_as="generator_unordered") as parallel:
                 for rows, timings in parallel(tasks):
                     store.append(rows, timings)
                     # this session's wall time so far: kept even if the run is cut short
