@@ -290,8 +290,11 @@ def _with_line(message: str, where: str, text: str) -> str:
     return message if line is None else f"{where}, line {line} ({keys}): {reason}"
 
 
-def parse_config(raw, where: str, default_name: str = "experiment", check=None) -> Config:
+def parse_config(raw, where: str, default_name: str = "experiment", check=None,
+                 check_paths: bool = True) -> Config:
     """Validate a config mapping (as read from YAML); `where` names it in error messages.
+    check_paths: False reads a data path that is not there (a results folder's config, whose
+    tables need no data; a relative path names a file of the folder the run was started in).
 
     check: called as check(methods, raw, where) -> problems (lines naming `where`), the
     experiment layer's check of the algorithms, their parameters and the protocol settings
@@ -302,11 +305,11 @@ def parse_config(raw, where: str, default_name: str = "experiment", check=None) 
     if not FOLDER_NAME.fullmatch(name):
         raise ConfigError(f"{where}: the file name gives the table the name {name!r}, which "
                           "is no folder name; add a key name: (letters, digits, '_', '-', '.')")
-    view = _view(raw["data"]["view"], f"{where}: data.view")
+    view = _view(raw["data"]["view"], f"{where}: data.view", check_paths)
     k = _k_values(raw["protocol"]["k"], f"{where}: protocol.k")
     _check_sizes(k, raw["protocol"]["runs"], raw["protocol"].get("best_of", 1),
                  f"{where}: protocol")
-    classes = _view_classes(view)
+    classes = _view_classes(view, check_paths)
     if classes is not None and max(k) > classes:
         raise ConfigError(f"{where}: protocol.k: k={max(k)} exceeds the {classes} classes of "
                           f"view {view if isinstance(view, str) else view.get('dataset')!r}")
@@ -525,23 +528,23 @@ def _labels(value) -> dict:
     return value
 
 
-def _view(value, where):
+def _view(value, where, check_paths: bool):
     from docfact.datasets.views import resolve_view
 
     if not isinstance(value, (str, dict)):
         raise ConfigError(f"{where}: must be a view name, a data path or a mapping")
     try:
-        view = resolve_view(value)
+        view = resolve_view(value, check_paths)
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
     return view.get("name", value) if isinstance(value, str) else value  # 'GNMF_TDT2' too
 
 
-def _view_classes(view):
+def _view_classes(view, check_paths: bool):
     """The number of classes a view is known to give (its `expect`), else None."""
     from docfact.datasets.views import resolve_view
 
-    return resolve_view(view).get("expect", {}).get("classes")
+    return resolve_view(view, check_paths).get("expect", {}).get("classes")
 
 
 def parse_value(value, where):

@@ -129,7 +129,10 @@ def test_show_and_report_need_result_files(tmp_path):
     res = CliRunner().invoke(main, ["report", "--results", str(tmp_path)])
     assert res.exit_code == 1 and "no result folders" in res.output
     res = CliRunner().invoke(main, ["show", str(tmp_path)])
-    assert res.exit_code == 1 and "not a complete docfact results folder" in res.output
+    assert res.exit_code == 1 and res.output.endswith(
+        "not a complete docfact results folder (no config.yaml)\n")
+    res = CliRunner().invoke(main, ["show", str(tmp_path / "nowhere")])
+    assert res.exit_code == 2 and res.output.endswith(f"{tmp_path / 'nowhere'}: no such folder\n")
 
 
 def test_runtime_is_the_recorded_wall_time_or_its_lower_bound(tmp_path):

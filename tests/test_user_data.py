@@ -278,6 +278,12 @@ def test_run_on_a_csv_given_by_a_relative_path(tmp_path, monkeypatch):
     assert set(runs["method"]) == {"KM", "NMF"}
     assert (runs["n_docs"] == 15 * runs["k"]).all()  # k classes of 15 documents each
     assert runs["ac"].between(0, 1).all()
+    # its tables are read from its files, from any folder, without the data
+    monkeypatch.chdir(tmp_path.parent)
+    for command in (["show", str(out)], ["plot", "k", str(out)]):
+        shown = CliRunner().invoke(main, command)
+        assert shown.exit_code == 0 and "error" not in shown.output, shown.output
+    assert "| 2 " in CliRunner().invoke(main, ["show", str(out)]).output
 
 
 def test_config_naming_a_missing_path_is_one_line_exit_2(tmp_path):

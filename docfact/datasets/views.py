@@ -33,12 +33,13 @@ def view_names() -> list[str]:
     return list(_named_views())
 
 
-def resolve_view(spec_or_name: str | dict) -> dict:
+def resolve_view(spec_or_name: str | dict, check_paths: bool = True) -> dict:
     """A validated view: a copy of the named view (with its ``name``), ``{"dataset": path}``
     for a path that is not a view name, or a copy of the dict given. View and data set names
     are compared case-insensitively and returned as the registry spells them.
 
-    ConfigError for an unknown name (listing the known ones), a missing path or an invalid dict.
+    ConfigError for an unknown name (listing the known ones), a missing path (unless not
+    `check_paths`: a results folder's config is read without its data) or an invalid dict.
     """
     if isinstance(spec_or_name, str):
         named = _named_views()
@@ -56,11 +57,11 @@ def resolve_view(spec_or_name: str | dict) -> dict:
         view = dict(spec_or_name)
     if isinstance(view.get("dataset"), str) and not is_path(view["dataset"]):
         view["dataset"] = canonical(view["dataset"], registry())
-    _validate(view)
+    _validate(view, check_paths)
     return view
 
 
-def _validate(view: dict) -> None:
+def _validate(view: dict, check_paths: bool = True) -> None:
     label = view.get("name", "view")
     unknown = set(view) - _SELECTION_KEYS - _RECORD_KEYS
     if unknown:
@@ -69,7 +70,7 @@ def _validate(view: dict) -> None:
     if "dataset" not in view:
         raise ConfigError(f"{label}: no 'dataset' given")
     if is_path(view["dataset"]):
-        if not os.path.exists(view["dataset"]):
+        if check_paths and not os.path.exists(view["dataset"]):
             where = "" if os.path.isabs(view["dataset"]) else (
                 f" under {os.getcwd()} (a relative path is read from the current folder, not "
                 "the config's)")

@@ -144,7 +144,7 @@ class Plan:
         k = max(k for k, _ in self.pairs) if self.pairs else 0
         if k > corpus.n_classes:
             raise ConfigError(f"protocol.k: k={k} exceeds the {corpus.n_classes} classes of "
-                              f"view {self.config.view!r}")
+                              f"view {view.get('name', view['dataset'])!r}")
         return corpus
 
     def base_matrix(self, corpus):

@@ -14,22 +14,27 @@ import yaml
 
 from docfact import atomic
 from docfact.config import parse_config
-from docfact.errors import DocfactError
+from docfact.errors import ConfigError, DocfactError
 from docfact.experiment.store import FIELDS, TEXT_FIELDS, TIMING_FIELDS, check_format, complete_text
 
 
 def read_setup(folder: Path) -> tuple:
     """(config, manifest) of a results folder: the config that produced its records and its
     manifest; DocfactError if it is not one, ConfigError for records of another format."""
+    if not Path(folder).is_dir():
+        raise ConfigError(f"{folder}: no such folder")
     try:
         raw = yaml.safe_load(atomic.read_text(folder / "config.yaml"))
         manifest = json.loads(atomic.read_text(folder / "manifest.json"))
         if not isinstance(manifest, dict):
             raise ValueError("manifest.json is not a mapping")
+    except FileNotFoundError as e:
+        raise DocfactError(f"{folder}: not a complete docfact results folder (no "
+                           f"{Path(e.filename).name})") from None
     except (OSError, ValueError, RecursionError, yaml.YAMLError) as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
     check_format(manifest, folder)
-    return parse_config(raw, str(folder / "config.yaml")), manifest
+    return parse_config(raw, str(folder / "config.yaml"), check_paths=False), manifest
 
 
 def read_manifest(folder: Path) -> dict:
