@@ -478,6 +478,27 @@ def test_jobs_is_a_positive_number_or_minus_one(tmp_path, clean, command, jobs):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("args, message", [
+    (["run", "{cfg}", "--jobs", "abc"], "Invalid value for '--jobs': 'abc' is not a valid "
+     "integer. (see 'docfact run --help')"),
+    (["show", "{cfg}"], "is a file. (see 'docfact show --help')"),
+    (["show", "x", "--format", "xml"], "'xml' is not one of 'markdown', 'latex', 'csv'."),
+    (["nosuch"], "No such command 'nosuch'. (see 'docfact --help')"),
+    (["--data-dir", "{cfg}", "datasets", "list"], "Invalid value for '--data-dir'"),
+    (["run"], "Missing argument 'CONFIG'. (see 'docfact run --help')"),
+])
+def test_clicks_own_errors_are_one_line(clean, args, message):
+    res = CliRunner().invoke(main, [a.format(cfg=clean[0]) for a in args], prog_name="docfact")
+    one_line_error(res, 2)
+    assert message in res.output
+
+
+@pytest.mark.parametrize("group", [[], ["datasets"], ["plot"]])
+def test_a_group_without_its_command_prints_its_help(group):
+    res = CliRunner().invoke(main, group, prog_name="docfact")
+    assert res.exit_code == 0 and res.output.startswith(f"Usage: docfact {' '.join(group)}")
+
+
 @pytest.mark.parametrize("ks", ["2,2", "2,3,2"])
 def test_a_repeated_k_is_refused_as_in_a_config(tmp_path, clean, ks):
     """--k 2,2 once computed runs that the records then held once, and lost the others."""

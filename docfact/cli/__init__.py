@@ -21,13 +21,35 @@ def _show(message, category, filename, lineno, file=None, line=None):
         _python_showwarning(message, category, filename, lineno, file, line)
 
 
+def _click_error(e: click.ClickException):
+    """click's own errors (a bad option value, an unknown command) as one line, exit 2, the
+    help to read named: click shows them as usage, hint and error on four lines. A group
+    called without a command prints its help."""
+    where = getattr(e, "ctx", None)
+    if isinstance(e, click.exceptions.NoArgsIsHelpError):  # `docfact`, `docfact datasets`
+        click.echo(where.get_help())
+        sys.exit(0)
+    see = f" (see '{where.command_path} --help')" if where is not None else ""
+    click.echo(f"docfact: error: {one_line(e.format_message())}{see}", err=True)
+    sys.exit(e.exit_code)
+
+
 class _Group(click.Group):
-    """A click group that turns DocfactError (and interrupts) into one line and an exit code."""
+    """A click group that turns DocfactError, click's errors (and interrupts) into one line and
+    an exit code."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.ClickException as e:  # the group's own options (--data-dir FILE)
+            _click_error(e)
 
     def invoke(self, ctx):
         warnings.showwarning = _show
         try:
             return super().invoke(ctx)
+        except click.ClickException as e:  # a command's options and arguments, its name
+            _click_error(e)
         except DocfactError as e:
             click.echo(f"docfact: error: {one_line(str(e))}", err=True)
             sys.exit(e.exit_code)
