@@ -45,7 +45,8 @@ def test_recorded_runs_are_said_in_one_line_and_only_the_asked_ones_printed(tabl
     assert f"1 of 1 runs already recorded in {out}; --fresh or --out to recompute\n" in res.output
     assert "runs per k: 1;" in res.output and re.search(r"^\| 3 ", res.output, re.M) is None
     assert "Measured in full" not in res.output  # the notes describe the full table only
-    assert "Notes on the full table (2 runs at k = 2, 3): the config's `notes`" in res.output
+    assert ("The config's `notes` describe the full table (2 runs at k = 2, 3) and are not "
+            "repeated under this one (1 run at k = 2)") in res.output
     assert "This table: 1 run at k = 2. The full protocol, 2 runs at k = 2, 3" in res.output
     assert (out / "tables.md").read_bytes() == before  # the folder's tables cover every run
 

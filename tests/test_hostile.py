@@ -169,6 +169,21 @@ def test_show_writes_nothing_and_reads_a_read_only_folder(tmp_path, clean):
         out.chmod(0o755)
 
 
+def test_show_of_a_run_cut_before_its_first_record_says_so(tmp_path, clean, monkeypatch):
+    from docfact.experiment import runner
+
+    def cut(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_one", cut)
+    out = tmp_path / "cut"
+    assert cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet").exit_code == 130
+    assert (out / "runs.csv").exists()
+    res = cli("show", out)
+    one_line_error(res, 1)
+    assert f"{out}: no runs recorded yet (docfact run resumes the table)" in res.output
+
+
 @pytest.mark.parametrize("names", [["1", "2"], ["a, b", 'say "x"'], ["Ünï", "x;y|z"]])
 def test_odd_method_names_keep_their_rows(tmp_path, names):
     """Method names that are numbers, or hold commas and quotes, keep their runs: every run

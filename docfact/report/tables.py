@@ -12,6 +12,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from docfact import atomic
+from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.experiment.results import read_folder, read_timings
 
@@ -73,6 +74,8 @@ def tables(folder, ks=None, runs=None) -> tuple:
     folder, from its files alone; nothing is written."""
     folder = Path(folder)
     config, records, manifest = read_folder(folder)
+    if records.empty:
+        raise DocfactError(f"{folder}: no runs recorded yet (docfact run resumes the table)")
     methods = [m.name for m in config.methods]
     recorded = sorted(int(k) for k in records["k"].unique()) or list(config.k)
     summary = summarize(records, methods, recorded)
@@ -112,7 +115,8 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     published = config.published
     lines = [f"# {config.title}", ""]
     if published:
-        lines += [f"Published: {published['source']}. Each cell: ours (paper).", ""]
+        lines += [f"Published: {published['source']}. Each cell: ours, the mean ± standard "
+                  "deviation over the runs (the paper's mean).", ""]
     runs_per_k = summary[(summary["metric"] == "ac") & (summary["k"] != "avg")]
     counts = sorted(set(runs_per_k["n"] + runs_per_k["failed"]))
     lines += [
@@ -151,7 +155,8 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
         if paper is not None:
             text += f" ({paper:.{digits}f})"
             if k == "avg" and row["n"]:
-                text += f" Δ {row['mean'] * scale - paper:+.{digits}f}"
+                delta = round(row["mean"] * scale - paper, digits) + 0.0  # no "-0.0"
+                text += f" Δ {delta:+.{digits}f}"
         return text
 
     for metric in METRICS:
@@ -175,9 +180,10 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     if config.notes and full:
         lines += ["## Notes", "", config.notes.strip(), ""]
     elif config.notes:
-        lines += [f"Notes on the full table ({config.runs} runs at k = {k_words(config.k)}): the "
-                  "config's `notes`; this one holds "
-                  f"{', '.join(map(str, counts))} runs at k = {k_words(ks)}.", ""]
+        lines += [f"The config's `notes` describe the full table ({config.runs} runs at k = "
+                  f"{k_words(config.k)}) and are not repeated under this one "
+                  f"({', '.join(map(str, counts))} run{'' if counts == [1] else 's'} at k = "
+                  f"{k_words(ks)}).", ""]
     return "\n".join(lines)
 
 
