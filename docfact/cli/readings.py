@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from docfact.cli.options import jobs_option
+from docfact.cli.options import data_options, jobs_option
 from docfact.errors import ConfigError
 
 
@@ -45,12 +45,14 @@ def _readings_file(paper: str, configs: Path) -> Path:
 @click.option("--full", is_flag=True, help="Then run the chosen reading's full protocol "
                                            "(k and runs of the table's own config, "
                                            "CONFIGS/<table>.yaml), resumable.")
-@jobs_option(1)
+@jobs_option(-1)
 @click.option("--configs", default="configs", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the configs (readings in "
                                                      "CONFIGS/readings/PAPER.yaml).")
 @click.option("--results", default="results", show_default=True,
-              type=click.Path(file_okay=False))
+              type=click.Path(file_okay=False), help="Folder of the results (the readings in "
+                                                     "RESULTS/PAPER_readings).")
+@data_options
 def readings(paper, only, tables, score_only, full, jobs, configs, results):
     """Run each declared reading of PAPER's unstated settings on the sub-protocol (10 runs at
     the odd k, or the file's `runs`), score it against the published rows, choose one,

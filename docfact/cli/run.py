@@ -176,7 +176,7 @@ def show(folder, fmt):
                 type=click.Path(dir_okay=False))
 @click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Folder holding the committed result folders.")
-@jobs_option(1)
+@jobs_option(-1)
 @click.option("--quick/--full", default=True, show_default=True,
               help="Recompute the config's check pairs (the reduced protocol), or every "
                    "committed run, requiring runs.csv to be the same bytes.")
