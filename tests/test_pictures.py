@@ -116,3 +116,15 @@ def test_spread_keeps_labels_apart_and_in_the_column(y):
     assert all(b - a >= gap - 1e-12 for a, b in zip(out, out[1:], strict=False))
     assert min(out) >= 0 and max(out) <= 1
     assert all(abs(o - v) <= gap * len(y) for o, v in zip(out, sorted(y), strict=True))
+
+
+def test_the_bands_stay_within_the_metrics_range(figures):
+    """AC and NMI lie in [0, 1] (in percent [0, 100]): a 95% band of the mean drawn beyond
+    would show values no run can take (LCF's ten runs at large spread reach past both ends)."""
+    for name, top in (("lcf_orl", 100.0), ("gnmf_tdt2", 100.0), ("lccf_tdt2", 1.0)):
+        plots.plot_k(RESULTS / name)
+        bands = [c for ax in figures[-1].axes for c in ax.collections if c.get_paths()]
+        assert bands, name
+        for band in bands:
+            ys = [y for path in band.get_paths() for _, y in path.vertices]
+            assert 0.0 <= min(ys) and max(ys) <= top, name

@@ -11,6 +11,7 @@ from docfact import atomic
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "docfact"
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from docfact.experiment.aggregate import METRICS, Z95, mean_se, summarize  # noqa: E402
@@ -23,9 +24,9 @@ CROWDED = 6  # more series than this on one axis: one panel per method instead
 
 def plot_k(folder) -> list:
     """Write k.png and k.svg in `folder`: AC and NMI against k, ours (mean over runs, band of
-    +- 1.96 standard errors) beside the published values (markers). Up to CROWDED methods: a
-    panel per metric, a line per method; beyond: a panel per method (in the table's order),
-    AC and NMI in each, shared axes."""
+    +- 1.96 standard errors, clipped to the metric's range) beside the published values
+    (markers). Up to CROWDED methods: a panel per metric, a line per method; beyond: a panel
+    per method (in the table's order), AC and NMI in each, shared axes."""
     folder = Path(folder)
     config, runs, _ = read_folder(folder)
     methods = [m for _, members in config.groups for m in members]
@@ -81,7 +82,8 @@ def _curve(ax, config, summary, metric, method, ks, color, label) -> None:
     mean = s["mean"].to_numpy(float) * scale
     se = mean_se(s["std"], s["n"]) * scale
     ax.plot(x, mean, "-", color=color, label=label, lw=1.5)
-    ax.fill_between(x, mean - Z95 * se, mean + Z95 * se, color=color, alpha=0.15)
+    low, high = np.clip([mean - Z95 * se, mean + Z95 * se], 0, scale)  # AC, NMI in [0, 1]
+    ax.fill_between(x, low, high, color=color, alpha=0.15)
     paper = config.published.get(metric, {}).get(method, {}) if config.published else {}
     pk = [k for k in ks if k in paper]
     if pk:
