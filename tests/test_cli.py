@@ -146,9 +146,10 @@ def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_pat
 
     monkeypatch.chdir(tmp_path)
     line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out")
-    seconds = pd.read_csv(ROOT / "results/gnmf_tdt2/timings.csv")["seconds"].sum()
-    assert line.startswith(f" ({seconds / 60:.0f} CPU-minutes as recorded in ")
-    assert "gnmf_tdt2: about " in line and "on this machine's " in line
+    fits = pd.read_csv(ROOT / "results/gnmf_tdt2/timings.csv")["seconds"]
+    assert line.startswith(f" ({fits.sum() / 60:.0f} CPU-minutes as recorded in ")
+    assert (f"gnmf_tdt2, not counting the {(fits == 0).sum()} of its {len(fits)} fits taken "
+            "from other tables: about ") in line and "on this machine's " in line
     assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path) == ""
     # not from the folder the command just wrote, which holds only the runs it asked
     assert _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml",

@@ -141,15 +141,19 @@ def _time_here(name: str, config_path, written: Path) -> str:
     if folder.resolve() == written.resolve():
         return ""
     try:
-        seconds = float(read_timings(folder)["seconds"].sum())
+        fits = read_timings(folder)["seconds"]
     except (OSError, ValueError, KeyError, DocfactError):
         return ""
+    seconds, taken = float(fits.sum()), int((fits == 0).sum())
     if not seconds > 0:
         return ""
     cores = cpu_count()  # what --jobs -1 uses
     cpu = (f"{seconds / 3600:.1f} CPU-hours" if seconds >= 3600 else
            f"{seconds / 60:.0f} CPU-minutes" if seconds >= 90 else f"{seconds:.0f} CPU-seconds")
-    return (f" ({cpu} as recorded in {folder}: about {_duration(seconds / cores)} on this "
+    # rows the table took from another one record 0 s (timings.csv)
+    besides = f", not counting the {taken} of its {len(fits)} fits taken from other tables"
+    return (f" ({cpu} as recorded in {folder}{besides if taken else ''}: about "
+            f"{_duration(seconds / cores)} on this "
             f"machine's {cores} cores)")
 
 
