@@ -131,6 +131,12 @@ def test_the_committed_corpus_table_is_the_corpus_reading():
     ({"starts": {"one": {"grounds": "code"},
                  "lam": {"set": {"algorithms": {"gnmf": {"lam": 100}}}, "grounds": "x"}}},
      "lam is stated by the paper"),
+    ({"starts": {"one": {"grounds": "code"},  # the papers' name, as configs write it
+                 "lam": {"set": {"methods": {"GNMF": {"lambda": 1}}}, "grounds": "x"}}},
+     "lambda is stated by the paper"),
+    ({"starts": {"one": {"grounds": "code"},
+                 "h": {"set": {"algorithms": {"cnpcf": {"lambda_h": 3}}}, "grounds": "x"}}},
+     "lambda_h is stated by the paper"),
     ({"starts": {"one": {"grounds": ""}}}, "needs its grounds"),
     ({"starts": {"one": {"set": {"protocol": {"runs": 3}}, "grounds": "x"}}},
      "may set only best_by, constraints, nmi"),

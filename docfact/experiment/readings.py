@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docfact.algorithms.engine import Numerics
+from docfact.algorithms.registry import keyword
 from docfact.config import Config, parse_config, parse_yaml
 from docfact.errors import ConfigError
 from docfact.experiment import plan
@@ -56,8 +57,8 @@ from docfact.experiment.runner import run
 
 # what a reading may set, and what it may never vary (settings the papers state)
 SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi", "constraints", "best_by"}}
-STATED = {"lam", "p", "eta", "alpha", "beta", "beta_1", "beta_2", "lam_h", "lam_s", "t",
-          "kernel", "degree", "ncw", "links", "k", "runs", "labelled", "best_of", "seed"}
+STATED = {"lam", "p", "eta", "alpha", "beta", "lam_h", "kernel", "degree", "ncw", "links", "k",
+          "runs", "labelled", "best_of", "seed"}  # estimator keywords (lambda is lam)
 RUNS = 10  # runs per k of the sub-protocol
 READING_NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,99}")  # a folder name: no path
 
@@ -155,7 +156,7 @@ def _check_unstated(patch: dict, key: str, where: str) -> None:
     if not isinstance(patch.get(key) or {}, dict):
         raise ConfigError(f"{where}.set.{key}: a mapping of name -> parameters")
     for name, params in (patch.get(key) or {}).items():
-        stated = sorted(set(params or {}) & STATED)
+        stated = sorted(key for key in params or {} if keyword(key) in STATED)
         if stated:
             raise ConfigError(f"{where}.set.{key}.{name}: {', '.join(stated)} is stated "
                               "by the paper and never varied")
