@@ -55,30 +55,29 @@ class Cost:
         return Cost(self.bytes * times, self.flops * times, self.seconds * times)
 
 
-def sparse_product(n: int, m: int, nnz: int, c: int, itemsize: int = 8,
-                   machine: Machine = MACHINE) -> Cost:
+def sparse_product(n: int, m: int, nnz: int, c: int, itemsize: int = 8) -> Cost:
     """X (X^T Y) with X (n, m) holding nnz entries, Y (n, c): X and X^T read once, Y and the
     (m, c) intermediate read and written."""
     b, f = 2 * nnz * (itemsize + 4) + 2 * (n + m) * c * itemsize, 4 * nnz * c
-    return Cost(b, f, b / machine.sparse_bandwidth + f / machine.sparse_flops)
+    return Cost(b, f, b / MACHINE.sparse_bandwidth + f / MACHINE.sparse_flops)
 
 
-def dense_product(n: int, c: int, itemsize: int = 8, machine: Machine = MACHINE) -> Cost:
+def dense_product(n: int, c: int, itemsize: int = 8) -> Cost:
     """K Y with K (n, n) formed, Y (n, c); also W~ V."""
     b, f = n * n * itemsize + 2 * n * c * itemsize, 2 * n * n * c
-    rate = machine.dense_flops * (8 / itemsize)
-    return Cost(b, f, b / machine.dense_bandwidth + f / rate)
+    rate = MACHINE.dense_flops * (8 / itemsize)
+    return Cost(b, f, b / MACHINE.dense_bandwidth + f / rate)
 
 
-def dense_build(X, itemsize: int = 8, machine: Machine = MACHINE) -> Cost:
+def dense_build(X, itemsize: int = 8) -> Cost:
     """Forming K = X X^T (N, N) from sparse X: the sparse product, then the dense array."""
     df = np.diff(sp.csc_matrix(X).indptr).astype(float)
     f, b = 2 * float(np.sum(df * df)), X.shape[0] ** 2 * itemsize
-    return Cost(b, f, f / machine.sparse_flops + b / machine.dense_bandwidth)
+    return Cost(b, f, f / MACHINE.sparse_flops + b / MACHINE.dense_bandwidth)
 
 
 def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
-                 itemsize: int = 8, machine: Machine = MACHINE) -> Cost:
+                 itemsize: int = 8) -> Cost:
     """The K products of a CF-family fit (2 per iteration: K W and K V) in `form` ("sparse"
     or "dense", building K included): the restart phase takes n_restarts starts at once for
     min_iter + 1 iterations, the chosen start runs to max_iter (min_iter + 1 + 100 assumed when
@@ -88,11 +87,11 @@ def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter:
     rest = (max_iter if max_iter is not None else min_iter + 101) - restart_iters
 
     def product(c):
-        return (sparse_product(n, m, nnz, c, itemsize, machine) if form == "sparse"
-                else dense_product(n, c, itemsize, machine))
+        return (sparse_product(n, m, nnz, c, itemsize) if form == "sparse"
+                else dense_product(n, c, itemsize))
 
     cost = product(k * n_restarts) * (2 * restart_iters) + product(k) * (2 * max(rest, 0))
-    return cost + dense_build(X, itemsize, machine) if form == "dense" else cost
+    return cost + dense_build(X, itemsize) if form == "dense" else cost
 
 
 def scatter_is_faster(out_rows: int, in_rows: int, c: int, itemsize: int = 8) -> bool:
@@ -105,11 +104,11 @@ def scatter_is_faster(out_rows: int, in_rows: int, c: int, itemsize: int = 8) ->
 
 
 def kernel_form(X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
-                itemsize: int = 8, machine: Machine = MACHINE) -> str:
+                itemsize: int = 8) -> str:
     """"dense" or "sparse": the cheaper form of the linear kernel of sparse X for this fit;
     "sparse" when a formed K would exceed MAX_DENSE_BYTES."""
     if not sp.issparse(X) or X.shape[0] ** 2 * itemsize > MAX_DENSE_BYTES:
         return "sparse"
-    costs = {form: fit_products(form, X, k, n_restarts, min_iter, max_iter, itemsize,
-                                machine).seconds for form in ("sparse", "dense")}
+    costs = {form: fit_products(form, X, k, n_restarts, min_iter, max_iter, itemsize).seconds
+             for form in ("sparse", "dense")}
     return min(costs, key=costs.get)

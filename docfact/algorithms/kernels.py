@@ -9,6 +9,7 @@ built once per data set and shared by every method that needs them.
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+from sklearn.metrics import pairwise
 
 from docfact.algorithms._validation import integer, options
 from docfact.algorithms.costs import scatter_is_faster
@@ -164,10 +165,9 @@ class LastProduct:
 
 
 def polynomial_kernel(X, degree: int = 2) -> np.ndarray:
-    """K_ij = <x_i, x_j>^degree (no offset), dense (n, n): LCCF Section 4.3's kernelized rows."""
-    G = X @ X.T
-    G = G.toarray() if sp.issparse(G) else np.asarray(G)
-    return G**degree
+    """K_ij = <x_i, x_j>^degree (no offset), dense (n, n): LCCF Section 4.3's kernelized rows
+    (scikit-learn's polynomial kernel with gamma 1 and coef0 0)."""
+    return pairwise.polynomial_kernel(X, degree=degree, gamma=1, coef0=0)
 
 
 def kernel_operator(X, kernel: str = "linear", degree: int = 2):

@@ -8,7 +8,8 @@ coding, each coordinate weighted by the distance of its anchor to the sample (Eq
 Multiplicative updates, V then U as in the CF family's code (Eqs. 5, 4, transposed):
     V <- V * 2 (1 + lambda) K U / (2 V U^T K U + lambda (a 1^T + 1 b^T))             (5)
     U <- U * (1 + lambda) K V / (K U V^T V + lambda K U diag(1^T V))                 (4)
-(Eq. 4 prints K U V^T in the denominator; its derivation gives K U V V^T, used here.)
+(Eq. 4 prints K U V^T in the denominator; its derivation gives K U V^T V in these shapes,
+used here.)
 The paper does not say how U and V start: at random (init="random") or where CF stops
 (init="cf": CF's updates, lambda = 0, from the random start until the running-mean rule).
 """

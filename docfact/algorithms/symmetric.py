@@ -44,11 +44,8 @@ class Hollow:
         """(W - diag(W)) Y for Y >= 0 (the factors): >= 0, so the subtraction's rounding, which
         leaves entries of order -1e-17 where a document has no other neighbour, is clipped (a
         negative numerator would make the fourth root of Eq. 6 NaN)."""
-        WY = self.W.dot(Y) - (self.a[:, None] * Y if Y.ndim == 2 else self.a * Y)
+        WY = self.W.dot(Y) - self.a[:, None] * Y
         return np.maximum(WY, 0.0, out=WY)
-
-    def diag(self) -> np.ndarray:
-        return np.zeros(self.n)
 
     def row_sums(self) -> np.ndarray:
         return self.W.row_sums() - self.a

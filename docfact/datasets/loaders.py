@@ -87,7 +87,7 @@ def _short(value) -> str:
 
 def read_cai_mat(path: Path, name: str) -> Corpus:
     """Deng Cai's text .mat: `fea` raw counts (documents x terms, sparse or dense) as csr
-    float64, `gnd` as int64 labels. Shared with user .mat files (see user.py)."""
+    float64, `gnd` as int64 labels."""
     mat = scipy.io.loadmat(path)
     X = sp.csr_matrix(mat["fea"], dtype=np.float64)
     return Corpus(name, X, np.asarray(mat["gnd"]).ravel().astype(np.int64))

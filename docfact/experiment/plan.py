@@ -2,8 +2,8 @@
 task draws from the master seed (classes, documents, partial labels, method seeds).
 
 A run is plan -> tasks -> records -> tables: the runner executes a plan's tasks (runner.py),
-the store keeps their records (store.py), results.py reads them back and stats.py summarises
-them; check, sweeps, readings and convergence curves build their plans here.
+the store keeps their records (store.py), results.py reads them back and aggregate.py
+summarises them; check, sweeps, readings and convergence curves build their plans here.
 """
 
 from dataclasses import dataclass, replace

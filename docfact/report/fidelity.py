@@ -6,7 +6,6 @@ sqrt(sum_k s_k^2 / n_k) / |k| (runs of different k are independent); the 95% int
 "within 0.02" when it lies within 0.02 (AC or NMI as fractions) of ours, else "outside".
 """
 
-import io
 import os
 from pathlib import Path
 
@@ -276,9 +275,7 @@ def ledger(results: Path) -> str:
 
 
 def _csv(frame: pd.DataFrame) -> str:
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False, float_format="%.4f")
-    return buf.getvalue()
+    return frame.to_csv(index=False, float_format="%.4f")
 
 
 def readings_pages(results: Path) -> list:

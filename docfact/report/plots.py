@@ -18,7 +18,7 @@ from docfact.experiment.aggregate import METRICS, Z95, mean_se, summarize  # noq
 from docfact.experiment.results import read_folder, read_manifest  # noqa: E402
 from docfact.report.tables import TITLES  # noqa: E402
 
-WORDS = {"lam": "lambda", "labelled": "labelled fraction t"}  # axis names of parameters
+WORDS = {"labelled": "labelled fraction t"}  # axis names of parameters
 CROWDED = 6  # more series than this on one axis: one panel per method instead
 
 

@@ -11,7 +11,6 @@ Files in results/<paper>_readings/: readings.csv (every reading's selection scor
 agreement; both scores for the chosen one), rows.csv (every scored row), readings.png.
 """
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -83,9 +82,7 @@ def write_landscape(out: Path, landscape: pd.DataFrame, rows: pd.DataFrame, titl
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, frame in (("readings.csv", landscape), ("rows.csv", rows)):
-        buf = io.StringIO()
-        frame.to_csv(buf, index=False, float_format="%.4f")
-        atomic.write_text(out / name, buf.getvalue())
+        atomic.write_text(out / name, frame.to_csv(index=False, float_format="%.4f"))
         paths.append(out / name)
     return paths + plot_landscape(out / "readings", landscape, title)
 
