@@ -238,13 +238,13 @@ def test_the_lowest_objective_wins_and_a_nan_never_does():
     assert _lowest([nan, nan]) == 0
 
 
-def test_nmf_objective_shares_x_v_with_the_update_before_it(data):
-    """Stopped by the objective (PSPt's and LCF's tables), NMF takes X V once per iteration:
-    Eq. (15)'s X V of the updated V is the objective's (kernels.LastProduct)."""
+def test_nmf_objective_shares_xt_v_with_the_update_before_it(data):
+    """Stopped by the objective (PSPt's and LCF's tables), NMF takes X^T V once per iteration:
+    Eq. (15)'s X^T V of the updated V is the objective's (kernels.LastProduct)."""
 
     class CountedSamples(CountedProducts, Samples):
-        """X's products, counted."""
+        """X^T's products, counted."""
 
     rule = GNMFRule(data[0], 3)
-    op = rule.XV.op = CountedSamples(rule.X, rule.batch)
+    op = rule.XtV.op = CountedSamples(rule.Xt, rule.batch)
     assert products_per_iteration(rule, op) == 1

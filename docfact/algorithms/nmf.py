@@ -1,11 +1,11 @@
 """NMF (Lee & Seung; GNMF report Eqs. 2-3) and GNMF (GNMF report Eqs. 15-16).
 
-Objective (GNMF report Eq. 8), X (m, n) one document per column, U (m, k), V (n, k), W (n, n)
-the p-NN graph:
-    O = ||X - U V^T||_F^2 + lambda tr(V^T L V),   L = D - W,
+Objective (GNMF report Eq. 8), X (n, m) one document per row (the report's X^T), U (m, k),
+V (n, k), W (n, n) the p-NN graph:
+    O = ||X - V U^T||_F^2 + lambda tr(V^T L V),   L = D - W,
 NMF being lambda = 0. Every iteration updates V, then U (GNMF.m):
-    V <- V * (X^T U + lambda W V) / (V U^T U + lambda D V)          (16)
-    U <- U * (X V) / (U V^T V)                                       (15)
+    V <- V * (X U + lambda W V) / (V U^T U + lambda D V)            (16)
+    U <- U * (X^T V) / (U V^T V)                                     (15)
 """
 
 import numpy as np
@@ -25,8 +25,8 @@ from docfact.algorithms.kernels import LastProduct, affinity, sparse_products
 
 
 class Samples:
-    """Products with X (m, n), one sample per column: X Y, and X [Y_1 ... Y_R] in one product
-    when `batch` (engine.dot_all), else one Y at a time."""
+    """Products with X (n, m) or X^T: X Y, and X [Y_1 ... Y_R] in one product when `batch`
+    (engine.dot_all), else one Y at a time."""
 
     def __init__(self, X, batch: bool):
         self.X, self.batch = X, batch
@@ -39,24 +39,24 @@ class Samples:
 
 
 class GNMFRule:
-    """Update rule of GNMF (NMF when W is None). Xs: (n, m), the samples as rows (X^T).
+    """Update rule of GNMF (NMF when W is None). X: (n, m), the samples as rows.
     The starts' products with sparse X and W are taken in one product each (engine.dot_all,
     the digits of one at a time); dense X is batched only with products "auto". The operators
     are in the context's dtype (engine.numerics)."""
 
     loop_normalize = None
 
-    def __init__(self, Xs, n_components: int, W=None, lam: float = 0.0):
+    def __init__(self, X, n_components: int, W=None, lam: float = 0.0):
         self.dtype = engine.dtype()
-        self.sq_norm_X = engine.sq_norm(Xs)
-        Xs = Xs.astype(self.dtype) if Xs.dtype != self.dtype else Xs
-        self.Xt = Xs  # X^T, (n, m)
-        self.X = sp.csr_matrix(Xs.T) if sp.issparse(Xs) else np.ascontiguousarray(Xs.T)
+        self.sq_norm_X = engine.sq_norm(X)
+        X = X.astype(self.dtype) if X.dtype != self.dtype else X
+        self.X = X  # (n, m)
+        self.Xt = sp.csr_matrix(X.T) if sp.issparse(X) else np.ascontiguousarray(X.T)
         self.k = n_components
-        self.batch = sp.issparse(Xs) or engine.fast_products()
-        Xt, X = sparse_products(self.Xt, self.X)
-        self.XtU = Samples(Xt, self.batch)
-        self.XV = LastProduct(Samples(X, self.batch))  # X V, kept for the objective
+        self.batch = sp.issparse(X) or engine.fast_products()
+        X, Xt = sparse_products(self.X, self.Xt)
+        self.XU = Samples(X, self.batch)
+        self.XtV = LastProduct(Samples(Xt, self.batch))  # X^T V, kept for the objective
         self.lam = lam if W is not None else 0.0
         self.neg = None  # NegativeWeights of a graph with negative weights
         if self.lam > 0:  # lambda W, as GNMF.m scales W before D; W = W+ - W- if signed
@@ -66,7 +66,7 @@ class GNMFRule:
                 self.neg = NegativeWeights(W_neg, degrees(W_neg)).astype(self.dtype)
 
     def init(self, rng):
-        m, n = self.X.shape
+        n, m = self.X.shape
         return rng.random((m, self.k)), rng.random((n, self.k))
 
     def update(self, F):
@@ -75,22 +75,22 @@ class GNMFRule:
     def update_all(self, Fs):
         """One iteration of each start (U, V) in Fs: every V (Eq. 16), then every U (Eq. 15)."""
         Us, Vs = [U for U, _ in Fs], [V for _, V in Fs]
-        XtUs = self.XtU.dot_all(Us)
+        XUs = self.XU.dot_all(Us)
         WVs = engine.dot_all(self.W, Vs) if self.lam > 0 else Vs
-        for U, V, XtU, WV in zip(Us, Vs, XtUs, WVs, strict=True):
+        for U, V, XU, WV in zip(Us, Vs, XUs, WVs, strict=True):
             VUtU = V @ (U.T @ U)
             if self.lam > 0:
-                XtU += WV
+                XU += WV
                 VUtU += self.d[:, None] * V
             if self.neg is not None:  # L = (D+ + W-) - (W+ + D-)
-                self.neg.split(V, XtU, VUtU)
-            engine.mu_step(V, XtU, VUtU)  # Eq. (16)
-        for U, V, XV in zip(Us, Vs, self.XV.dot_all(Vs), strict=True):
-            engine.mu_step(U, XV, U @ (V.T @ V))  # Eq. (15)
+                self.neg.split(V, XU, VUtU)
+            engine.mu_step(V, XU, VUtU)  # Eq. (16)
+        for U, V, XtV in zip(Us, Vs, self.XtV.dot_all(Vs), strict=True):
+            engine.mu_step(U, XtV, U @ (V.T @ V))  # Eq. (15)
 
     def objective(self, F):
         U, V = F
-        obj = self.sq_norm_X - 2 * np.sum(U * self.XV.dot(V)) + np.sum((U.T @ U) * (V.T @ V))
+        obj = self.sq_norm_X - 2 * np.sum(U * self.XtV.dot(V)) + np.sum((U.T @ U) * (V.T @ V))
         if self.lam > 0:
             obj += engine.graph_term(V, self.W, self.d)
         if self.neg is not None:
@@ -105,24 +105,24 @@ class GNMFRule:
 
 class ProjectionRule:
     """V for a fixed basis U (m, k): min ||X - U V^T||^2 over V >= 0, Eq. (16) with lambda = 0
-    and U left as it is. Xs: (n, m), the samples as rows. A start is (V,)."""
+    and U left as it is. X: (n, m), the samples as rows. A start is (V,)."""
 
     loop_normalize = None
 
-    def __init__(self, Xs, U: np.ndarray):
-        self.Xs, self.U, self.UtU = Xs, U, U.T @ U
-        self.sq_norm_X = engine.sq_norm(Xs)
+    def __init__(self, X, U: np.ndarray):
+        self.X, self.U, self.UtU = X, U, U.T @ U
+        self.sq_norm_X = engine.sq_norm(X)
 
     def init(self, rng):
-        return (rng.random((self.Xs.shape[0], self.U.shape[1])),)
+        return (rng.random((self.X.shape[0], self.U.shape[1])),)
 
     def update(self, F):
         (V,) = F
-        engine.mu_step(V, np.asarray(self.Xs @ self.U), V @ self.UtU)
+        engine.mu_step(V, np.asarray(self.X @ self.U), V @ self.UtU)
 
     def objective(self, F):
         (V,) = F
-        return float(self.sq_norm_X - 2 * np.sum(V * (self.Xs @ self.U))
+        return float(self.sq_norm_X - 2 * np.sum(V * (self.X @ self.U))
                      + np.sum(self.UtU * (V.T @ V)))
 
     def normalize(self, F):
@@ -130,7 +130,7 @@ class ProjectionRule:
 
 
 class NMF(MultiplicativeFactorization):
-    """Nonnegative matrix factorization X^T ~ V U^T by multiplicative updates.
+    """Nonnegative matrix factorization X ~ V U^T by multiplicative updates.
 
     ncw : bool, factorize the normalized-cut weighted data D^-1/2 X^T instead (Xu et al. 2003;
         the "NMF" rows of the GNMF report and "NMF-NCW" of LCCF), d = X X^T 1 per sample.
@@ -157,7 +157,7 @@ class NMF(MultiplicativeFactorization):
         X = check_data(self, X)
         self._check_n_samples(X.shape[0])
         W, lam = self._affinity(X, W)  # on the unweighted data, also for the NCW variant
-        if self.ncw:  # X^T <- D^-1/2 X^T, d = X X^T 1 (Xu et al. 2003)
+        if self.ncw:  # X <- D^-1/2 X, d = X X^T 1 (Xu et al. 2003)
             X = affinity(X, ncw=True)[0].X
         rule = GNMFRule(X, self.n_components, W, lam)
         U, V = self._minimize(rule).factors

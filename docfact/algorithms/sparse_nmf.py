@@ -50,9 +50,9 @@ class SparseNMFRule(GNMFRule):
     """Hoyer's nmfsc iteration: V (H) first, then U (W). A start is (U, V, steps), steps a
     (1, 2) array of the current step sizes of U and V."""
 
-    def __init__(self, Xs, n_components: int, sparseness_U=None, sparseness_V=None):
-        super().__init__(Xs, n_components)
-        m, n = self.X.shape
+    def __init__(self, X, n_components: int, sparseness_U=None, sparseness_V=None):
+        super().__init__(X, n_components)
+        n, m = self.X.shape
         self.L1_U = None if sparseness_U is None else l1_for(sparseness_U, m)
         self.L1_V = None if sparseness_V is None else l1_for(sparseness_V, n)
 
@@ -73,14 +73,14 @@ class SparseNMFRule(GNMFRule):
     def update(self, F):
         U, V, _ = F
         if self.L1_V is None:
-            engine.mu_step(V, self.Xt @ U, V @ (U.T @ U))
+            engine.mu_step(V, self.X @ U, V @ (U.T @ U))
             self.normalize(F)
         else:
-            self._descend(F, 1, V @ (U.T @ U) - self.Xt @ U, self.L1_V)
+            self._descend(F, 1, V @ (U.T @ U) - self.X @ U, self.L1_V)
         if self.L1_U is None:
-            engine.mu_step(U, self.XV.dot(V), U @ (V.T @ V))
+            engine.mu_step(U, self.XtV.dot(V), U @ (V.T @ V))
         else:
-            self._descend(F, 0, U @ (V.T @ V) - self.XV.dot(V), self.L1_U)
+            self._descend(F, 0, U @ (V.T @ V) - self.XtV.dot(V), self.L1_U)
 
     def _project(self, A, L1, keep_norm):
         """A's columns projected to sparseness L1 (for unit norm): at unit L2 norm (V's), or
@@ -113,7 +113,7 @@ class SparseNMFRule(GNMFRule):
 
 
 class SparseNMF(MultiplicativeFactorization):
-    """Nonnegative matrix factorization with sparseness constraints (Hoyer 2004), X^T ~ V U^T.
+    """Nonnegative matrix factorization with sparseness constraints (Hoyer 2004), X ~ V U^T.
 
     sparseness_U : float in [0, 1] or None, the sparseness of every basis vector (Hoyer's sW).
     sparseness_V : float in [0, 1] or None, the sparseness of every coefficient vector over the
