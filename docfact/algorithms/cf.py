@@ -1,7 +1,8 @@
 """Concept factorization: CF (Xu & Gong 2004; LCCF paper Eq. 7) and LCCF (LCCF paper Eqs. 17-18).
 
-Objective (LCCF Eq. 10-11), K = X^T X (N, N) the kernel of the N documents, U (N, k) the
-association of documents to concepts (the concepts X u_k; the papers' W, the reference code's U),
+Objective (LCCF Eq. 10-11), K = X X^T (N, N) the kernel of the N documents (X (N, m) a document
+per row; the papers' X^T X), U (N, k) the association of documents to concepts (the concepts
+X^T u_k; the papers' W, the reference code's U),
 V (N, k) the new representation, W (N, N) the p-NN graph (the papers' and code's W):
     O = tr(K) - 2 tr(V U^T K) + tr(V U^T K U V^T) + lambda tr(V^T L V),   L = D - W,
 CF being lambda = 0. Every iteration updates V, then U (LCCF.m):
@@ -177,7 +178,7 @@ def unit_columns_of_V(F):
 
 
 class CF(MultiplicativeFactorization):
-    """Concept factorization X^T ~ V U^T X^T, on a kernel K of the samples.
+    """Concept factorization X ~ V U^T X, on a kernel K of the samples.
 
     kernel : "linear" (K = X X^T, kept in sparse form), "polynomial" (K = (X X^T)^degree,
         element-wise) or "precomputed" (X is K, (n, n)).
@@ -252,7 +253,8 @@ class LCCF(CF):
     lam : float >= 0, lambda, weight of the graph regulariser (the paper uses 100).
     p : int, neighbours of the graph (5 in the paper).
     weight : "cosine" (Eq. 8, the paper) or "binary".
-    With ncw=True this is LCCF-NCW, Appendix B's weighted LCCF with gamma_j = 1 / d_j.
+    With ncw=True this is LCCF-NCW, Appendix B's weighted LCCF with Gamma = D^-1 (the rule's
+    gamma = d^-1/2, Gamma^1/2).
     The graph is built from X's rows (for kernel="precomputed", pass W to fit_transform).
     """
 

@@ -1,10 +1,11 @@
 """Locality-constrained concept factorization, LCF (Liu, Yang, Wu; IJCAI 2011, Eqs. 2, 4, 5).
 
-With K = X^T X (N, N), U (N, k) the association of samples to the concepts X u_k (the paper's
-W) and V (N, k) the coordinates (the paper's V^T), LCF adds to CF's error the locality of the
-coding, each coordinate weighted by the distance of its anchor to the sample (Eq. 2):
-    O = ||X - X U V^T||^2 + lambda sum_i sum_k v_ik ||X u_k - x_i||^2,
-    ||X u_k - x_i||^2 = a_i - 2 (K U)_ik + b_k,   a = diag(K), b = diag(U^T K U).
+With K = X X^T (N, N) for X (N, m) a sample per row (the paper's X^T X), U (N, k) the
+association of samples to the concepts X^T u_k (the paper's W) and V (N, k) the coordinates (the
+paper's V^T), LCF adds to CF's error the locality of the coding, each coordinate weighted by the
+distance of its anchor to the sample (Eq. 2):
+    O = ||X - V U^T X||^2 + lambda sum_i sum_k v_ik ||X^T u_k - x_i||^2,
+    ||X^T u_k - x_i||^2 = a_i - 2 (K U)_ik + b_k,   a = diag(K), b = diag(U^T K U).
 Multiplicative updates, V then U as in the CF family's code (Eqs. 5, 4, transposed):
     V <- V * 2 (1 + lambda) K U / (2 V U^T K U + lambda (a 1^T + 1 b^T))             (5)
     U <- U * (1 + lambda) K V / (K U V^T V + lambda K U diag(1^T V))                 (4)
@@ -83,7 +84,7 @@ class LCFRule:
 
 
 class LCF(CF):
-    """Locality-constrained concept factorization X^T ~ V W^T X^T (LCF Eq. 2).
+    """Locality-constrained concept factorization X ~ V U^T X (LCF Eq. 2).
 
     lam : float >= 0, lambda, the weight of the locality term (the paper uses 0.3).
     loop_normalize : bool, default False: the locality term is not invariant under rescaling

@@ -1,7 +1,7 @@
 """Semi-supervised concept factorizations, as the RCF paper (Yan et al., KBS 2017) compares them:
 CCF, SemiLCCF, CNPCF, GDCF and RCF itself.
 
-Each is CF's reconstruction ||X - X U V^T||^2 (cf.py: K = X^T X (N, N), U (N, k) associations,
+Each is CF's reconstruction ||X - V U^T X||^2 (cf.py: K = X X^T (N, N), U (N, k) associations,
 V (N, k) the representation; V updated first, then U) plus a use of partial labels y (N,), -1 for
 the unlabelled samples: `fit_transform(X, y)`, must-link pairs being labelled pairs of one class,
 cannot-link pairs labelled pairs of two classes. Or of given pairwise constraints:
