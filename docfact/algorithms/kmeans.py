@@ -211,16 +211,8 @@ def _lloyd_kernel(K, start, max_iter):
     dist = diag[:, None] - 2 * K[:, start] + diag[start][None, :]
     labels = dist.argmin(axis=1)
     for _ in range(max_iter):
-        E = np.zeros((n, k))
-        E[np.arange(n), labels] = 1.0
-        size = E.sum(axis=0)
-        empty = np.flatnonzero(size == 0)
-        if len(empty):
-            far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
-            E[far] = 0.0
-            E[far, empty] = 1.0
-            size = E.sum(axis=0)
-        E /= size
+        E = _reseeded(_indicator(labels, k), dist[np.arange(n), labels])
+        E /= E.sum(axis=0)
         KE = K @ E
         dist = diag[:, None] - 2 * KE + np.sum(E * KE, axis=0)[None, :]
         new = dist.argmin(axis=1)
@@ -279,6 +271,17 @@ def _indicator(labels: np.ndarray, k: int) -> np.ndarray:
     return E
 
 
+def _reseeded(E: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """E (n, k) with each empty cluster given one of the points farthest from their centres
+    (spread (n,): each point's distance to its own), in place."""
+    empty = np.flatnonzero(E.sum(axis=0) == 0)
+    if len(empty):
+        far = np.argsort(spread)[::-1][: len(empty)]
+        E[far] = 0.0
+        E[far, empty] = 1.0
+    return E
+
+
 def _lloyd_weighted(A: NCutAffinity, start, max_iter, history=None):
     """Weighted kernel k-means (Dhillon, Guan, Kulis 2004) from the points `start`
     (_lloyd_weighted_from, each point a cluster of its own)."""
@@ -328,15 +331,8 @@ def _weighted_step(A: NCutAffinity, labels, dist) -> tuple:
     re-seeded with the point farthest from its centre by the previous distances `dist` (n, k).
     Returns (the labels after re-seeding, the distances (n, k) to the new d-weighted centres)."""
     n, k = dist.shape
-    E = np.zeros((n, k))
-    E[np.arange(n), labels] = 1.0
-    empty = np.flatnonzero(E.sum(axis=0) == 0)
-    if len(empty):
-        far = np.argsort(dist[np.arange(n), labels])[::-1][: len(empty)]
-        E[far] = 0.0
-        E[far, empty] = 1.0
-        labels = E.argmax(axis=1)
-    return labels, A.distances(E)
+    E = _reseeded(_indicator(labels, k), dist[np.arange(n), labels])
+    return E.argmax(axis=1), A.distances(E)
 
 
 def _lloyd_cosine(X, start, max_iter):
