@@ -17,10 +17,8 @@ import hashlib
 import html
 import json
 import logging
-import os
 import re
 import tarfile
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -29,6 +27,7 @@ import pooch
 import scipy.io
 import scipy.sparse as sp
 
+from docfact import atomic
 from docfact.datasets import user
 from docfact.datasets.corpus import Corpus
 from docfact.datasets.fetch import fetch
@@ -237,22 +236,10 @@ def _read_npz(path: Path, name: str) -> Corpus:
 
 
 def _write_npz(path: Path, corpus: Corpus) -> None:
-    """Write atomically (temporary file, then os.replace) so readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(
-                f,
-                data=corpus.X.data,
-                indices=corpus.X.indices,
-                indptr=corpus.X.indptr,
-                shape=np.array(corpus.X.shape),
-                y=corpus.y,
-                vocabulary=corpus.vocabulary,
-            )
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    """Written whole or not at all (atomic.write_with), so readers never see half a file."""
+    atomic.write_with(path, lambda tmp: np.savez(
+        tmp, data=corpus.X.data, indices=corpus.X.indices, indptr=corpus.X.indptr,
+        shape=np.array(corpus.X.shape), y=corpus.y, vocabulary=corpus.vocabulary))
 
 
 _LOADERS = {
