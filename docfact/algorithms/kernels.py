@@ -13,7 +13,7 @@ from sklearn.metrics import pairwise
 
 from docfact.algorithms._validation import integer, options
 from docfact.algorithms.costs import scatter_is_faster
-from docfact.algorithms.engine import dot_all, fast_products
+from docfact.algorithms.engine import dot_all, fast_products, sq_norm
 
 KERNELS = ("linear", "polynomial", "precomputed")
 
@@ -73,9 +73,9 @@ class LinearKernel:
             self.X) else np.sum(self.X * self.X, axis=1)
 
     def trace(self) -> float:
-        # not diag().sum(): summed in this order, the committed objectives keep their digits
-        return float(self.X.multiply(self.X).sum()) if sp.issparse(self.X) else float(
-            np.sum(self.X * self.X))
+        # ||X||_F^2, not diag().sum(): summed in this order, the committed objectives keep
+        # their digits
+        return sq_norm(self.X)
 
     def row_sums(self) -> np.ndarray:
         return self.dot(np.ones(self.n))

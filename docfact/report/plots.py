@@ -16,7 +16,7 @@ import pandas as pd  # noqa: E402
 
 from docfact.experiment.aggregate import METRICS, Z95, mean_se, summarize  # noqa: E402
 from docfact.experiment.results import read_folder, read_manifest  # noqa: E402
-from docfact.report.tables import TITLES  # noqa: E402
+from docfact.report.tables import TITLES, k_words  # noqa: E402
 
 WORDS = {"labelled": "labelled fraction t"}  # axis names of parameters
 CROWDED = 6  # more series than this on one axis: one panel per method instead
@@ -184,8 +184,8 @@ def sweep_title(csv: Path, param: str, lines: list, baselines: list) -> str:
             + (f", a line per {by}" if by else ""))
     data = (f"data: view {manifest['view']} ({manifest['documents']} documents, "
             f"{manifest['classes']} classes), {manifest['weighting']} on the "
-            f"{manifest['weight_on']}; k = {_ks(manifest['k'])}, {manifest['runs']} runs per k, "
-            f"seed {manifest['seed']}")
+            f"{manifest['weight_on']}; k = {k_words(manifest['k'])}, {manifest['runs']} runs "
+            f"per k, seed {manifest['seed']}")
     held = {param, by, "algorithm", "labels"}
     methods = raw.get("methods", {})
     if len(methods) == 1:
@@ -200,12 +200,6 @@ def sweep_title(csv: Path, param: str, lines: list, baselines: list) -> str:
     if baselines:
         fixed += f"; dashed: {', '.join(baselines)} as in the table"
     return f"{head}\n{data}\n{fixed}"
-
-
-def _ks(ks: list) -> str:
-    """k values in words: 2..10 for a run of consecutive values, else listed."""
-    consecutive = len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1))
-    return f"{ks[0]}..{ks[-1]}" if consecutive else ", ".join(map(str, ks))
 
 
 def redraw(results: Path) -> list:
