@@ -3,7 +3,7 @@ its labels read out. Which estimator a name means is docfact/algorithms/registry
 run hands over (graph, kernel, partial labels) the estimator's contract says."""
 
 import inspect
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from docfact import algorithms as alg
 from docfact.algorithms.engine import EPS, Numerics, numerics
 from docfact.algorithms.registry import ALGORITHMS, clusters, paper_name, paper_words
+from docfact.config import MethodSpec
 from docfact.errors import ConfigError
 
 RESERVED = ("n_clusters", "n_components", "random_state")  # set by the protocol
@@ -54,9 +55,9 @@ def split_seed(seed: np.random.SeedSequence) -> tuple:
 
 
 @dataclass(frozen=True)
-class Method:
-    """A row of a paper's table: display name, algorithm, its parameters (by the estimator's
-    keywords: `lam` for the papers' lambda) and its label reader.
+class Method(MethodSpec):
+    """A row of a paper's table (config.MethodSpec: display name, algorithm, its parameters by
+    the estimator's keywords, its label reader and numerics) with its estimator.
 
     labels: {"rule": "kmeans", "replicates": R} (k-means on the rows of V, as the reference code;
     with "normalize_rows": true on the rows scaled to unit length, which removes the per-document
@@ -66,12 +67,6 @@ class Method:
     numerics: how a factorization computes (engine.Numerics: precision, products), only the
     settings that differ from the defaults, which keep the committed digits.
     """
-
-    name: str
-    algorithm: str
-    params: dict = field(default_factory=dict)
-    labels: dict = field(default_factory=lambda: {"rule": "kmeans", "replicates": 20})
-    numerics: dict = field(default_factory=dict)
 
     def key(self, effective: bool = False) -> list:
         """What the method's records depend on (for the hashes of config.py); the numerics
