@@ -69,7 +69,7 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     from docfact.experiment.plan import load as load_config
     from docfact.experiment.runner import run as run_protocol
     from docfact.report.plots import plot_k
-    from docfact.report.tables import k_words, write_tables
+    from docfact.report.tables import k_words, runs_words, write_tables
 
     if runs is not None and runs < 1:
         raise ConfigError(f"--runs: must be >= 1, got {runs}")
@@ -97,14 +97,10 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     if quiet:
         return
     if (config.k, config.runs) != (full.k, full.runs):
-        click.echo(f"This table: {_runs(config.runs)} at k = {k_words(config.k)}. The full "
-                   f"protocol, {_runs(full.runs)} at k = {k_words(full.k)}: docfact run "
+        click.echo(f"This table: {runs_words(config.runs)} at k = {k_words(config.k)}. The "
+                   f"full protocol, {runs_words(full.runs)} at k = {k_words(full.k)}: docfact run "
                    f"{config_path} --out DIR{_time_here(full.name, config_path, folder)}",
                    err=True)
-
-
-def _runs(n: int) -> str:
-    return "1 run" if n == 1 else f"{n} runs"
 
 
 def _failures(folder: Path) -> list:

@@ -182,8 +182,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     elif config.notes:
         lines += [f"The config's `notes` describe the full table ({config.runs} runs at k = "
                   f"{k_words(config.k)}) and are not repeated under this one "
-                  f"({', '.join(map(str, counts))} run{'' if counts == [1] else 's'} at k = "
-                  f"{k_words(ks)}).", ""]
+                  f"({runs_words(counts)} at k = {k_words(ks)}).", ""]
     return "\n".join(lines)
 
 
@@ -193,6 +192,12 @@ def k_words(ks) -> str:
     if len(ks) >= 3 and ks == list(range(ks[0], ks[-1] + 1)):
         return f"{ks[0]}..{ks[-1]}"
     return ", ".join(map(str, ks))
+
+
+def runs_words(counts) -> str:
+    """Runs per k for a reader: '1 run', '50 runs', or '3, 50 runs' when k differ."""
+    counts = [counts] if isinstance(counts, int) else list(counts)
+    return f"{', '.join(map(str, counts))} run{'' if counts == [1] else 's'}"
 
 
 def view_words(view) -> str:

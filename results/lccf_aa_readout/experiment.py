@@ -123,7 +123,7 @@ def summary(draws: pd.DataFrame) -> pd.DataFrame:
             row = {"table": name, "method": mname, "readout": readout, "draws": len(g)}
             for metric in ("ac", "nmi"):
                 row[metric] = g[metric].mean()
-                row[f"{metric}_se"] = g[metric].std(ddof=1) / np.sqrt(len(g))
+                row[f"{metric}_se"] = g[metric].sem()
                 row[f"paper_{metric}"] = published(metric, mname, KS)[0]
             out.append(row)
     return pd.DataFrame(out)

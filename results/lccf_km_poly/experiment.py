@@ -73,7 +73,7 @@ def summary(draws: pd.DataFrame) -> pd.DataFrame:
             row = {"table": name, "variant": variant, "draws": len(g)}
             for metric in ("ac", "nmi"):
                 row[metric] = g[metric].mean()
-                row[f"{metric}_se"] = g[metric].std(ddof=1) / np.sqrt(len(g))
+                row[f"{metric}_se"] = g[metric].sem()
                 row[f"paper_{metric}"] = published(metric, "KM-poly", KS)[0]
             row["largest_cluster"] = g.largest_cluster.mean()
             row["largest_class"] = g.largest_class.mean()
