@@ -280,10 +280,9 @@ def _alias_bomb(levels=9, fan=9) -> str:
 def test_yaml_that_expands_or_nests_is_one_line(tmp_path, text, message):
     path = tmp_path / "c.yaml"
     path.write_text(text)
-    started = time.perf_counter()
     res = cli("validate", path)
     one_line_error(res, 2)
-    assert message in res.output and time.perf_counter() - started < 20
+    assert message in res.output
 
 
 @pytest.mark.parametrize("data", [b"name: \xff\n", b"\xfe\xff\x00n", b"\x00" * 10,

@@ -346,6 +346,4 @@ def test_lsi_dimension_is_k_unless_given():
     default = LSIKMeans(3, random_state=0).fit(X)
     wide = LSIKMeans(3, dimension=6, random_state=0).fit(X)
     assert default.embedding_.shape == (40, 3) and wide.embedding_.shape == (40, 6)
-    assert np.array_equal(default.labels_, LSIKMeans(3, dimension=3, random_state=0)
-                          .fit(X).labels_)
     assert np.allclose(np.abs(wide.embedding_[:, :3]), np.abs(default.embedding_))

@@ -174,9 +174,10 @@ def forward_gradient(f, F, h=1e-7):
     return G
 
 
-def assert_kkt(F, G, slack=0.05, complementarity=1e-3):
+def assert_kkt(F, G, slack=1e-3, complementarity=1e-3):
     """KKT of min f over F >= 0 at a limit: G >= 0 (up to `slack` of the largest |G|) and
-    F * G = 0 (up to `complementarity`, relative to max F and max |G|)."""
+    F * G = 0 (up to `complementarity`, relative to max F and max |G|). At a random start
+    G.min() is about +0.5 of max |G| and max |F * G| about 0.9: the second check fails there."""
     scale = np.abs(G).max()
     assert G.min() >= -slack * scale, G.min() / scale
     assert np.abs(F * G).max() <= complementarity * np.abs(F).max() * scale
@@ -193,7 +194,10 @@ class _MisweightedU(LCFRule):
 def test_lcf_limit_satisfies_the_kkt_conditions_of_eq_2(rule_class, holds):
     """20000 iterations of Eqs. (5), (4) on 15 samples: the gradient of Eq. (2) itself (forward
     differences of brute_lcf_objective, not the updates' algebra) is >= 0 and vanishes where U
-    and V are positive; a wrong U update fails the same check."""
+    and V are positive; a wrong U update fails the same check. V's conditions hold within 1e-3;
+    U's anchor weights converge slowly at the boundary (one of them, 1.6e-4, still rises with a
+    gradient of -0.027 of the largest, -0.022 after 40000 iterations), so U's sign check allows
+    0.03 of the largest gradient, against -0.53 for the wrong update."""
     rng = np.random.default_rng(11)
     X = np.vstack([c + 0.4 * rng.random((5, 8)) for c in rng.random((3, 8))])
     X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -204,9 +208,10 @@ def test_lcf_limit_satisfies_the_kkt_conditions_of_eq_2(rule_class, holds):
     assert rule.objective((U, V)) < 0.1 * rule.trace_K  # not the trivial KKT point U = V = 0
     if not holds:
         with pytest.raises(AssertionError):
-            assert_kkt(U, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), U))
+            assert_kkt(U, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), U),
+                       slack=0.03)
         return
-    assert_kkt(U, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), U))
+    assert_kkt(U, forward_gradient(lambda A: brute_lcf_objective(X, A, V, 0.3), U), slack=0.03)
     assert_kkt(V, forward_gradient(lambda A: brute_lcf_objective(X, U, A, 0.3), V))
 
 

@@ -37,8 +37,10 @@ def test_interval_and_verdicts_follow_their_definitions(results):
     assert row["ci_high"] - row["ci_low"] == pytest.approx(2 * 1.96 * se)
     # the run covers every k the config publishes: compared with the published average
     assert row["published"] == pytest.approx(0.976)
-    expected = ("within CI" if abs(row["diff"]) <= 1.96 * se else
-                "within 0.02" if abs(row["diff"]) <= 0.02 else "outside")
+    diff = ours - 0.976
+    assert row["diff"] == pytest.approx(diff)
+    expected = ("within CI" if abs(diff) <= 1.96 * se else
+                "within 0.02" if abs(diff) <= 0.02 else "outside")
     assert row["verdict"] == expected
     others = {r["verdict"] for r in rows if r["method"] != "GNMF"}
     assert others == {"no published value"}
@@ -103,7 +105,8 @@ def test_report_files_and_readme_table(results, tmp_path):
     assert ("[`constraints/sweep-GNMF-lambda.png`](gnmf_small/constraints/sweep-GNMF-lambda.png)"
             in md)
     before = (results / "gnmf_small/k.svg").read_bytes()
-    CliRunner().invoke(main, ["plot", "k", str(results / "gnmf_small")])
+    (results / "gnmf_small/k.svg").unlink()
+    assert CliRunner().invoke(main, ["plot", "k", str(results / "gnmf_small")]).exit_code == 0
     assert (results / "gnmf_small/k.svg").read_bytes() == before  # no dates: same bytes
 
 

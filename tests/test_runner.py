@@ -436,19 +436,18 @@ def test_a_donor_row_keeps_the_seconds_of_the_folder_that_computed_it(tmp_path):
 
 def test_a_fit_records_its_cpu_seconds_not_the_time_it_waited(tmp_path, monkeypatch):
     """timings.csv holds each fit's CPU seconds: a fit that waits 0.5 s (as one does on a
-    machine shared with other work) records less than that; one that computes records it."""
+    machine shared with other work) records less than half of it; one that computes for 0.5 s
+    records at least that. No method fits: every one returns one cluster at once."""
     from docfact.experiment import runner
 
-    real = runner.best_of
-
-    def waits(m, *args):
+    def waits(m, artefacts, k, seed, y, *args):
         if m.name == "NMF":
             time.sleep(0.5)
         else:
             t = time.process_time()
             while time.process_time() - t < 0.5:
                 pass
-        return real(m, *args)
+        return {"labels": np.zeros(len(y), dtype=int)}, 0.0
 
     monkeypatch.setattr(runner, "best_of", waits)
     out = tmp_path / "out"
@@ -456,7 +455,7 @@ def test_a_fit_records_its_cpu_seconds_not_the_time_it_waited(tmp_path, monkeypa
                   "--jobs", 1)
     assert res.exit_code == 0, res.output
     seconds = pd.read_csv(out / "timings.csv").set_index("method")["seconds"]
-    assert seconds["NMF"] < 0.4 and (seconds.drop("NMF") >= 0.5).all()
+    assert seconds["NMF"] < 0.25 and (seconds.drop("NMF") >= 0.5).all()
 
 
 def test_a_config_whose_yaml_would_not_read_back_is_not_run(tmp_path):
@@ -489,16 +488,6 @@ def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path):
         res = run_cli("run", small_config(tmp_path), "--out", out)
     assert res.exit_code == 1 and f"in use by process {os.getpid()}" in res.output
     assert not (out / "runs.csv").exists()
-
-
-def test_config_errors_name_the_line_of_the_key(tmp_path):
-    path = tmp_path / "c.yaml"
-    path.write_text("name: x\ndata:\n  view: gnmf_tdt2\n  weighting: idf\n"
-                    "protocol: {k: [2], runs: 1}\nmethods:\n  KM: {algorithm: kmeans}\n")
-    res = run_cli("validate", path)
-    assert res.exit_code == 2
-    assert res.output == (f"docfact: error: {path}, line 4 (data.weighting): must be one of "
-                          "tfidf, tfidf_raw, sklearn, l2, none; got 'idf'\n")
 
 
 @pytest.mark.parametrize("by", ["ac", "objective"])
