@@ -24,8 +24,9 @@ def published(name):
 
 
 def committed_best_other(name, draws):
-    """Mean AC over `draws` (k, run) of the best committed method other than RCF."""
-    runs = pd.read_csv(f"results/{name}/runs.csv")
+    """Mean AC over `draws` (k, run) of the best committed method other than RCF (the tables
+    of this audit's time: now the sensitivity tables NAME_reference)."""
+    runs = pd.read_csv(f"results/{name}_reference/runs.csv")
     runs = runs.set_index(["k", "run"]).loc[draws].reset_index()
     ac = runs[runs.method != "RCF"].groupby("method").ac.mean()
     return ac.idxmax(), ac.max()
@@ -70,7 +71,7 @@ def against_committed(d):
     rows of the same draws: LCCF is the package's; RCF differs by W~'s diagonal (module doc)."""
     rows = []
     for name, g in d.groupby("config"):
-        runs = pd.read_csv(f"results/{name}/runs.csv")
+        runs = pd.read_csv(f"results/{name}_reference/runs.csv")
         for method, mine in (("LCCF", g[g.method == "LCCF"]),
                              ("RCF", g[(g.method == "RCF") & (g.sampling == "labelled")
                                       & (g.propagate == "S") & (g.enter == "dense")])):
