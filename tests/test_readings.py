@@ -241,6 +241,22 @@ def test_tables_limits_what_is_computed_not_what_is_scored(tmp_path):
     assert set(pd.read_csv(committed / "rows.csv")["table"]) == {"gnmf_tdt2", "gnmf_reuters"}
 
 
+@pytest.mark.parametrize("paper", sorted(p.stem for p in (ROOT / "configs" / "readings")
+                                         .glob("*.yaml")))
+def test_every_committed_landscape_is_what_its_runs_and_declaration_give(tmp_path, paper):
+    """Scoring a paper's committed readings again (their runs, configs/readings/PAPER.yaml's
+    settings and notes) writes readings.md, readings.csv and rows.csv to the byte: a page
+    edited by hand, or a declaration changed without rescoring, fails here."""
+    committed = ROOT / "results" / f"{paper}_readings"
+    shutil.copytree(committed, tmp_path / committed.name)
+    res = CliRunner().invoke(main, ["readings", paper, "--score-only",
+                                    "--configs", str(ROOT / "configs"),
+                                    "--results", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    for name in ("readings.csv", "rows.csv", "readings.md"):
+        assert (tmp_path / committed.name / name).read_text() == (committed / name).read_text()
+
+
 def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
     path = _readings_file(tmp_path)
     raw = yaml.safe_load(path.read_text())
