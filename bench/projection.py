@@ -155,10 +155,10 @@ def main():
               "1.3-2x faster per product than the one-start-at-a-time code that wrote the "
               "committed timings), so dividing the committed seconds by reference / fast "
               "leaves that gain out (the projection is high). The sample's draws are small "
-              "(N <= 2388; the dense kernel is picked for most of them), while most committed "
-              "hours are at large N (the TDT2 RCF tables at k >= 18, N >= 5900), where K stays "
-              "sparse and the gain is the batching of W~ V and float32 only (the projection may be "
-              "low there)."]
+              "(N <= 2388; the dense kernel is picked for most of them), while a large share "
+              "of the committed hours is at large N (the TDT2 RCF tables at k >= 18, N >= "
+              "5900), where K stays sparse and the gain is the batching of W~ V and float32 only "
+              "(the projection may be low there)."]
     large = large_draws()
     lines += ["", "Measured at large N: the factorizations of `rcf_tdt2_t2_reference` in float64 "
               f"(commit {FORMER}: reference products, the starts one at a time, RCF on the dense "
@@ -172,7 +172,7 @@ def main():
               "(rcf_tdt2_t2's from 1.26 to 0.54; bench/RCF_GRAPH.md). The sensitivity tables "
               "of RCF with their figures' sweeps, regenerated in float32 "
               "(bench/FLOAT32_REFERENCE.md), fell from 1.45 to 0.15 CPU-hours (20 Newsgroups), "
-              "9.12 to 2.26 (Reuters) and 14.42 to 6.28 (TDT2; Fig. 1's sweep at k = 30, never "
+              "9.13 to 2.26 (Reuters) and 14.42 to 6.27 (TDT2; Fig. 1's sweep at k = 30, never "
               "computed in float64, adds 1.90 in float32)."]
     emit("\n".join(lines), args.out, None, "")
 
