@@ -162,8 +162,9 @@ def main():
     large = large_draws()
     lines += ["", "Measured at large N: the factorizations of `rcf_tdt2_t2_reference` in float64 "
               f"(commit {FORMER}: reference products, the starts one at a time, RCF on the dense "
-              "W~; wall seconds of 2 jobs on the 2 cores) against the same draws regenerated in "
-              "float32 with products auto (CPU seconds), median ratios (float64 over float32):",
+              "W~; wall seconds of 2 jobs on the 2 cores) against the same draws' committed CPU "
+              "seconds now (float32, products auto; k = 3 to 24 retimed since on a quieter "
+              "machine, bench/README.md), median ratios (former over now):",
               "", "| k | median N | fits | per fit |", "|---|---|---|---|"]
     lines += [f"| {k} | {r.N:.0f} | {r.fits:.0f} | {r.fit:.2f} |"
               for k, r in large.iterrows()]
