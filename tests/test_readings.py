@@ -230,15 +230,22 @@ def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, 
 def test_tables_limits_what_is_computed_not_what_is_scored(tmp_path):
     """One reading per paper: scoring with --tables naming one of GNMF's two tables still
     scores, chooses and writes the landscape over both, the committed one to the byte."""
-    committed = ROOT / "results" / "gnmf_readings"
-    shutil.copytree(committed, tmp_path / "gnmf_readings")
-    res = CliRunner().invoke(main, ["readings", "gnmf", "--score-only", "--tables", "gnmf_tdt2",
+    committed = _rescored_to_the_byte(tmp_path, "gnmf", "--tables", "gnmf_tdt2")
+    assert set(pd.read_csv(committed / "rows.csv")["table"]) == {"gnmf_tdt2", "gnmf_reuters"}
+
+
+def _rescored_to_the_byte(tmp_path, paper: str, *options) -> Path:
+    """Score a copy of results/PAPER_readings again (`docfact readings PAPER --score-only`) and
+    assert it writes readings.csv, rows.csv and readings.md as committed; the committed folder."""
+    committed = ROOT / "results" / f"{paper}_readings"
+    shutil.copytree(committed, tmp_path / committed.name)
+    res = CliRunner().invoke(main, ["readings", paper, "--score-only", *options,
                                     "--configs", str(ROOT / "configs"),
                                     "--results", str(tmp_path)])
     assert res.exit_code == 0, res.output
     for name in ("readings.csv", "rows.csv", "readings.md"):
-        assert (tmp_path / "gnmf_readings" / name).read_text() == (committed / name).read_text()
-    assert set(pd.read_csv(committed / "rows.csv")["table"]) == {"gnmf_tdt2", "gnmf_reuters"}
+        assert (tmp_path / committed.name / name).read_text() == (committed / name).read_text()
+    return committed
 
 
 @pytest.mark.parametrize("paper", sorted(p.stem for p in (ROOT / "configs" / "readings")
@@ -247,14 +254,7 @@ def test_every_committed_landscape_is_what_its_runs_and_declaration_give(tmp_pat
     """Scoring a paper's committed readings again (their runs, configs/readings/PAPER.yaml's
     settings and notes) writes readings.md, readings.csv and rows.csv to the byte: a page
     edited by hand, or a declaration changed without rescoring, fails here."""
-    committed = ROOT / "results" / f"{paper}_readings"
-    shutil.copytree(committed, tmp_path / committed.name)
-    res = CliRunner().invoke(main, ["readings", paper, "--score-only",
-                                    "--configs", str(ROOT / "configs"),
-                                    "--results", str(tmp_path)])
-    assert res.exit_code == 0, res.output
-    for name in ("readings.csv", "rows.csv", "readings.md"):
-        assert (tmp_path / committed.name / name).read_text() == (committed / name).read_text()
+    _rescored_to_the_byte(tmp_path, paper)
 
 
 def test_a_fixed_setting_sets_its_methods_in_every_reading(tmp_path):
