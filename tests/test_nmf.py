@@ -80,6 +80,18 @@ def test_restart_selection_keeps_the_best_start(data):
     assert fit.objective[0] == pytest.approx(objs.min(), rel=1e-12)
 
 
+@pytest.mark.parametrize("max_iter", [1, 4, 6])
+def test_max_iter_below_the_restart_phase_caps_it(data, max_iter):
+    """max_iter counts iterations in all: with min_iter + 1 = 6 > max_iter the starts run
+    max_iter iterations, the best by its objective then is kept, and no iteration follows."""
+    X, _ = data
+    rule = GNMFRule(X, 3)
+    fit = minimize(rule, n_restarts=6, min_iter=5, max_iter=max_iter, random_state=3)
+    objs = replayed_starts(rule, 6, max_iter, 3)
+    assert fit.n_iter == max_iter and fit.restart == int(np.argmin(objs))
+    assert fit.objective == [pytest.approx(objs.min(), rel=1e-12)]
+
+
 class _Replay:
     """A rule whose one start is the given factors (a copy): a start of the engine run alone."""
 

@@ -80,11 +80,12 @@ def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter:
                  itemsize: int = 8) -> Cost:
     """The K products of a CF-family fit (2 per iteration: K W and K V) in `form` ("sparse"
     or "dense", building K included): the restart phase takes n_restarts starts at once for
-    min_iter + 1 iterations, the chosen start runs to max_iter (min_iter + 1 + 100 assumed when
-    max_iter is None: the stopping rule's typical length)."""
+    min_iter + 1 iterations (max_iter if fewer), the chosen start runs to max_iter (min_iter + 1
+    + 100 assumed when max_iter is None: the stopping rule's typical length)."""
     (n, m), nnz = X.shape, X.nnz
-    restart_iters = min_iter + 1 if n_restarts > 1 else 0
-    rest = (max_iter if max_iter is not None else min_iter + 101) - restart_iters
+    total = max_iter if max_iter is not None else min_iter + 101
+    restart_iters = min(min_iter + 1, total) if n_restarts > 1 else 0
+    rest = total - restart_iters
 
     def product(c):
         return (sparse_product(n, m, nnz, c, itemsize) if form == "sparse"

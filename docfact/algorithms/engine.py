@@ -6,7 +6,8 @@ following the reference code (GNMF.m / LCCF.m):
 
 1. `n_restarts` random starts are drawn, one after the other, and each is run for `min_iter` + 1
    iterations (the reference code's minIter = 30 runs 30; the committed tables were made with
-   31); the starts advance side by side, so that a rule with an `update_all` can take
+   31), or `max_iter` if that is fewer (iterations in all never exceed it); the starts advance
+   side by side, so that a rule with an `update_all` can take
    its products for all of them at once (a dense N x N kernel is then read once per iteration
    instead of once per start);
 2. the start with the lowest objective is continued;
@@ -189,7 +190,7 @@ def minimize(
     else:
         best, n_iter = 0, 0
         if n_restarts > 1:
-            while n_iter <= min_iter:
+            while n_iter <= min_iter and (max_iter is None or n_iter < max_iter):
                 n_iter = _step(rule, starts, n_iter, min_iter)
             best = _lowest([float(rule.objective(start)) for start in starts])
         F = starts[best]
