@@ -22,3 +22,8 @@ class DataError(DocfactError):
 class ConfigNote(UserWarning):
     """Something a config or option says that still works but should be written otherwise
     (a former name): shown as one line."""
+
+
+class DataNote(UserWarning):
+    """Something about a data set read that a reader of its results should know (bytes that
+    are not UTF-8 text, dropped): shown as one line."""

@@ -3,6 +3,7 @@ work on a path, and bad input is one line."""
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 from docfact.cli import main
 from docfact.datasets import Corpus, apply_view, load, resolve_view, save_npz
 from docfact.datasets.user import is_path, load_path
-from docfact.errors import ConfigError, DataError
+from docfact.errors import ConfigError, DataError, DataNote
 
 # Terms in alphabetical order: the tokeniser's vocabulary is sorted, so column j is TERMS[j].
 TERMS = ["apple", "banana", "cherry", "durian", "elder"]
@@ -121,11 +122,23 @@ def test_folder_reads_nested_files_and_bad_bytes(tmp_path):
     root = tmp_path / "corpus"
     (root / "b" / "deep").mkdir(parents=True)
     (root / "a").mkdir()
-    (root / "a" / "one").write_bytes(b"apple \xff\xfe banana")  # not UTF-8: replaced, kept
+    (root / "a" / "one").write_bytes(b"apple \xff\xfe banana")  # not UTF-8: kept, said
     (root / "b" / "deep" / "two.txt").write_text("cherry")
-    corpus = load_path(root)
+    with pytest.warns(DataNote) as notes:
+        corpus = load_path(root)
+    assert [str(n.message) for n in notes] == [
+        f"{root}: 1 of its 2 files are not UTF-8 text (first: {root / 'a' / 'one'}, byte 6); "
+        "each byte that is not was read as a break between terms"]
     assert list(corpus.vocabulary) == ["apple", "banana", "cherry"]
     assert list(corpus.y) == [1, 2] and corpus.label_names == ("a", "b")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("label,text\nf,café crème\ng,pear\n".encode("latin-1"))
+    with pytest.warns(DataNote, match=r"latin.csv: not UTF-8 text \(byte 16\)"):
+        assert list(load_path(latin).vocabulary)[:2] == ["caf", "cr"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # UTF-8: no note
+        (root / "a" / "one").write_text("apple café")
+        assert "apple" in load_path(root).vocabulary
 
 
 def test_one_class_is_a_corpus(tmp_path):

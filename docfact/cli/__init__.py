@@ -8,14 +8,14 @@ import click
 
 from docfact.cli.options import data_options, one_line
 from docfact.digits import DigitsWarning
-from docfact.errors import ConfigNote, DocfactError
+from docfact.errors import ConfigNote, DataNote, DocfactError
 
 _python_showwarning = warnings.showwarning
 
 
 def _show(message, category, filename, lineno, file=None, line=None):
     """docfact's own notes as one line on stderr; other warnings as Python shows them."""
-    if issubclass(category, (DigitsWarning, ConfigNote)):
+    if issubclass(category, (DigitsWarning, ConfigNote, DataNote)):
         click.echo(f"docfact: note: {message}", err=True)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)

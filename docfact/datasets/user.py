@@ -29,9 +29,11 @@ they are; text labels (and folder names) are numbered 1..C in sorted order, thei
 
 import csv
 import hashlib
+import io
 import math
 import os
 import struct
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -45,7 +47,7 @@ from docfact import atomic, limits
 from docfact.datasets.corpus import Corpus
 from docfact.datasets.registry import canonical, registry
 from docfact.datasets.text import counts
-from docfact.errors import DataError
+from docfact.errors import DataError, DataNote
 
 # Smallest document frequency of a kept term in user texts: 1 keeps every term, because a
 # small corpus has few documents per term and the registry's thresholds were chosen to match
@@ -202,6 +204,7 @@ def _corpus(name: str, X, labels, vocabulary, names) -> Corpus:
     return Corpus(name, X, labels.ravel().astype(np.int64), vocabulary, names)
 
 
+DROPPED = "each byte that is not was read as a break between terms"
 # First-row words that name a column: a header written otherwise than label,text.
 HEADER_LABELS = {"label", "labels", "class", "category", "target", "topic", "y"}
 HEADER_TEXTS = {"text", "texts", "document", "doc", "body", "content", "message"}
@@ -211,8 +214,10 @@ def _read_table(path: Path, name: str) -> Corpus:
     """(label, text) rows of a .csv or .tsv file."""
     delimiter, separator = ("\t", "tab") if path.suffix.lower() == ".tsv" else (",", "comma")
     limits.check_bytes(path.stat().st_size, name, limits.TEXT_FACTOR)
-    # utf-8-sig: a byte-order mark (spreadsheet programs write one) is not part of the header
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as f:
+    text, at = _decode(path, "utf-8-sig")  # -sig: a spreadsheet's byte-order mark is no text
+    if at is not None:
+        warnings.warn(f"{name}: not UTF-8 text (byte {at}); {DROPPED}", DataNote, stacklevel=2)
+    with io.StringIO(text, newline="") as f:
         reader = csv.reader(f, delimiter=delimiter, strict=True)
         rows, start = [], 1
         try:
@@ -252,7 +257,7 @@ def _read_folder(path: Path, name: str) -> Corpus:
     classes = sorted(d for d in path.iterdir() if d.is_dir() and not d.name.startswith("."))
     if not classes:
         raise DataError(f"{name}: no class sub-folders (one sub-folder of text files per class)")
-    texts, labels, size = [], [], 0
+    texts, labels, size, bad = [], [], 0, []
     for folder in classes:
         files = sorted(
             f
@@ -263,9 +268,27 @@ def _read_folder(path: Path, name: str) -> Corpus:
             raise DataError(f"{name}: class folder {folder.name!r} holds no files")
         size += sum(f.stat().st_size for f in files)
         limits.check_bytes(size, name, limits.TEXT_FACTOR)
-        texts += [f.read_text(encoding="utf-8", errors="replace") for f in files]
+        for f in files:
+            text, at = _decode(f)
+            texts.append(text)
+            bad += [] if at is None else [f"{f}, byte {at}"]
         labels += [folder.name] * len(files)
+    if bad:
+        warnings.warn(f"{name}: {len(bad)} of its {len(texts)} files are not UTF-8 text (first: "
+                      f"{bad[0]}); {DROPPED}", DataNote, stacklevel=2)
     return _from_texts(name, texts, labels)
+
+
+def _decode(path: Path, encoding: str = "utf-8") -> tuple:
+    """(text, None) of a UTF-8 file; for another, (its text with each byte that is not UTF-8
+    replaced by U+FFFD, which the tokeniser reads as a break between terms, and the first such
+    byte's offset). A corpus gathered from mail or the web often holds a stray byte: refusing
+    the whole corpus for it would help no one, so it is said instead (DataNote)."""
+    data = path.read_bytes()
+    try:
+        return data.decode(encoding), None
+    except UnicodeDecodeError as e:
+        return data.decode(encoding, errors="replace"), e.start
 
 
 def _from_texts(name: str, texts: list[str], labels: list[str]) -> Corpus:
