@@ -31,14 +31,14 @@ from docfact import atomic
 from docfact.experiment.plan import Plan, resolve
 from docfact.experiment.results import read_setup
 from docfact.experiment.runner import run_one
-from docfact.experiment.store import FIELDS, TIMING_FIELDS, Lock, _csv, _parse
+from docfact.experiment.store import FIELDS, TIMING_FIELDS, Lock, _csv, parse_record
 from docfact.experiment.sweep import baseline_config
 
 
 def _records(text: str) -> dict:
     """{(k, run, method): record as runs.csv writes it} of a runs.csv text: parsed and written
     again, as the store does when it rewrites the file (an unset objective reads back nan)."""
-    return {(int(r["k"]), int(r["run"]), r["method"]): _csv([_parse(r)], FIELDS)
+    return {(int(r["k"]), int(r["run"]), r["method"]): _csv([parse_record(r)], FIELDS)
             for r in csv.DictReader(io.StringIO(text))}
 
 

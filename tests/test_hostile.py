@@ -615,3 +615,47 @@ def test_timings_that_are_not_docfacts_are_refused_and_kept(tmp_path, clean):
         one_line_error(res)
         assert f"{timings}" in res.output and "not docfact's" in res.output, (args, res.output)
     assert [_snapshot(out / name) for name in ("runs.csv", "timings.csv")] == before
+
+
+@pytest.mark.parametrize("damage, what", [
+    ("2,0,KM,ok,abc,0.5,,,6,x,,", "a damaged record"),
+    ("x,0,KM,ok,0.5,0.5,,,6,x,,", "a damaged record"),
+    ("2,0,KM,done,0.5,0.5,,,6,x,,", "a damaged record"),
+    ("2,0,KM,ok,7.5,0.5,,,6,x,,", "a damaged record"),
+    (None, "a second record of k = 2, run 0, KM")])
+def test_damaged_records_are_named_by_readers_and_dropped_by_run(tmp_path, clean, damage, what):
+    """A record that is not one docfact writes (a score that is no number or out of [0, 1], a
+    k that is no number, an unknown status) or a second record of one (k, run, method): the
+    commands that read a folder name its line in one line instead of counting it in a table,
+    and `run` drops it and computes that run again, giving the clean folder's records."""
+    out = _copy(clean, tmp_path)
+    runs = out / "runs.csv"
+    clean_bytes = runs.read_bytes()
+    lines = clean_bytes.decode().splitlines(keepends=True)
+    extra = (lines[1] if damage is None else damage + "\n")
+    runs.write_text("".join(lines) + extra)
+    line = len(lines) + 1
+    for args in (("show", out), ("plot", "k", out), ("report", "--results", out.parent),
+                 ("check", clean[0], "--results", out.parent)):
+        res = cli(*args)
+        one_line_error(res)
+        assert f"{runs}, line {line}: {what}" in res.output, (args, res.output)
+    res = cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet")
+    assert res.exit_code == 0, res.output
+    assert runs.read_bytes() == clean_bytes
+
+
+def test_runs_without_their_manifest_are_refused_and_kept(tmp_path, clean):
+    """A folder holding runs but no manifest.json (removed by hand): no one can tell which
+    protocol computed its runs, so `run` refuses the folder in one line and changes nothing,
+    instead of dropping the runs of other methods or taking runs of another seed as its own."""
+    out = _copy(clean, tmp_path)
+    (out / "manifest.json").unlink()
+    before = _snapshot(out)
+    res = cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet")
+    one_line_error(res, 2)
+    assert f"{out} holds runs but no manifest.json" in res.output
+    assert _snapshot(out) == before
+    res = cli("run", clean[0], "--out", out, "--fresh", "--jobs", 1, "--quiet")
+    assert res.exit_code == 0, res.output
+    assert (out / "runs.csv").read_bytes() == (clean[1] / "runs.csv").read_bytes()

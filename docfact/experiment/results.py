@@ -5,6 +5,7 @@ algorithm or a parameter leaves old results readable), manifest.json, runs.csv (
 (k, run, method): a frame here) and timings.csv.
 """
 
+import csv
 import io
 import json
 from pathlib import Path
@@ -15,7 +16,14 @@ import yaml
 from docfact import atomic
 from docfact.config import parse_config
 from docfact.errors import ConfigError, DocfactError
-from docfact.experiment.store import FIELDS, TEXT_FIELDS, TIMING_FIELDS, check_format, complete_text
+from docfact.experiment.store import (
+    FIELDS,
+    TEXT_FIELDS,
+    TIMING_FIELDS,
+    check_format,
+    complete_text,
+    parse_record,
+)
 
 
 def read_setup(folder: Path) -> tuple:
@@ -32,7 +40,8 @@ def read_setup(folder: Path) -> tuple:
         raise DocfactError(f"{folder}: not a complete docfact results folder (no "
                            f"{Path(e.filename).name})") from None
     except (OSError, ValueError, RecursionError, yaml.YAMLError) as e:
-        raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
+        why = " ".join(str(e).split())  # a YAML error spans lines: one line here
+        raise DocfactError(f"{folder}: not a complete docfact results folder ({why})") from None
     check_format(manifest, folder)
     return parse_config(raw, str(folder / "config.yaml"), check_paths=False), manifest
 
@@ -44,9 +53,12 @@ def read_manifest(folder: Path) -> dict:
 
 def read_runs(path: Path) -> pd.DataFrame:
     """runs.csv as a frame: method names stay text (a method named 1 is "1"), an empty or
-    "nan" score is NaN (failed runs keep their status "failed")."""
+    "nan" score is NaN (failed runs keep their status "failed"). DocfactError for a file that
+    is not docfact's, or holds a damaged record or a second record of one (k, run, method):
+    a table read from it would count them (a resumed run drops them instead)."""
     try:
-        runs = pd.read_csv(io.StringIO(complete_text(path), newline=""),
+        text = complete_text(path)
+        runs = pd.read_csv(io.StringIO(text, newline=""),
                            dtype={f: str for f in TEXT_FIELDS}, keep_default_na=False,
                            na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
     except (ValueError, pd.errors.ParserError) as e:
@@ -54,7 +66,24 @@ def read_runs(path: Path) -> pd.DataFrame:
     missing = [f for f in FIELDS if f not in runs.columns]
     if missing:
         raise DocfactError(f"{path}: not docfact's run records (no column {missing[0]!r})")
+    _check_records(path, text)
     return runs
+
+
+def _check_records(path: Path, text: str) -> None:
+    """DocfactError naming the first line of `text` (runs.csv) that is not a well-formed
+    record, or that repeats a (k, run, method) recorded before it."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    seen = set()
+    for row in reader:
+        record = parse_record(row)
+        key = None if record is None else (record["k"], record["run"], record["method"])
+        if key is None or key in seen:
+            what = "a damaged record" if key is None else (
+                f"a second record of k = {key[0]}, run {key[1]}, {key[2]}")
+            raise DocfactError(f"{path}, line {reader.line_num}: {what}; `docfact run` on its "
+                               "config drops it and computes the run again")
+        seen.add(key)
 
 
 def _first_line(e: Exception) -> str:

@@ -29,8 +29,8 @@ from docfact.errors import ConfigError, DataError, DocfactError
 from docfact.experiment.methods import Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
 from docfact.experiment.results import read_setup, read_timings
+from docfact.experiment.store import FIELDS, Lock, RunStore, check_format, read_records
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-from docfact.experiment.store import Lock, RunStore, check_format
 
 # What a method may raise on one run without stopping the table: recorded as a failed run.
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
@@ -65,20 +65,24 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
             for name in ("runs.csv", "timings.csv", "manifest.json"):
                 atomic.remove(out / name)
         old = _read_manifest(manifest_path)
+        if not old and atomic.check_regular(out / "runs.csv") and read_records(
+                out / "runs.csv", FIELDS):
+            raise ConfigError(f"{out} holds runs but no manifest.json to say which protocol "
+                              "computed them; choose --out, or --fresh to discard them")
         digest = plan.data_hash()
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
-                                  "methods changed); rerun with --fresh or choose --out")
+                                  "methods changed); choose --out, or --fresh to discard them")
             check_format(old, out)
             if old.get("data_hash") != digest:
-                raise ConfigError(f"{out} holds runs on other contents of the data file; rerun "
-                                  "with --fresh or choose --out")
+                raise ConfigError(f"{out} holds runs on other contents of the data file; "
+                                  "choose --out, or --fresh to discard them")
             held = (old.get("documents"), old.get("classes"))
             if held != (corpus.n_documents, corpus.n_classes):
                 raise ConfigError(f"{out} holds runs on {held[0]} documents in {held[1]} classes, "
                                   f"the view now gives {corpus.n_documents} in "
-                                  f"{corpus.n_classes}; rerun with --fresh or choose --out")
+                                  f"{corpus.n_classes}; choose --out, or --fresh to discard them")
         atomic.write_text(out / "config.yaml", dump_yaml(config.raw))
         names = [m.name for m in config.methods]
         store = RunStore(out)
@@ -346,10 +350,11 @@ def _read_manifest(path: Path) -> dict:
     try:
         manifest = json.loads(atomic.read_text(path))
     except (ValueError, RecursionError) as e:
-        raise DocfactError(f"{path}: not a docfact manifest ({e}); rerun with --fresh or "
-                           "choose --out") from None
+        raise DocfactError(f"{path}: not a docfact manifest ({e}); choose --out, or "
+                           "--fresh to discard it") from None
     if not isinstance(manifest, dict):
-        raise DocfactError(f"{path}: not a docfact manifest; rerun with --fresh or choose --out")
+        raise DocfactError(f"{path}: not a docfact manifest; choose --out, or --fresh to "
+                           "discard it")
     return manifest
 
 

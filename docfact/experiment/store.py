@@ -32,11 +32,11 @@ def check_format(manifest: dict, folder: Path) -> None:
     found = manifest.get("records", 1)
     if found != FORMAT:
         raise ConfigError(f"{folder} holds records of another docfact version (format {found}, "
-                          f"now {FORMAT}); rerun with --fresh or choose --out")
+                          f"now {FORMAT}); choose --out, or --fresh to discard them")
 
 
 def _format(value) -> str:
-    """A field's text; a missing value (None, or NaN as _parse reads an empty field) is empty,
+    """A field's text; a missing value (None, or NaN as parse_record reads an empty field) is empty,
     so a file rewritten on resume keeps the bytes it was appended with."""
     if value is None or isinstance(value, float) and math.isnan(value):
         return ""
@@ -67,14 +67,14 @@ def read_records(path: Path, fields: list) -> list:
         reader = csv.DictReader(io.StringIO(complete_text(path), newline=""))
         rows = list(reader)
     except ValueError as e:  # not UTF-8
-        raise DocfactError(f"{path}: not docfact's records ({e}); rerun with --fresh or "
-                           "choose --out") from None
+        raise DocfactError(f"{path}: not docfact's records ({e}); choose --out, or "
+                           "--fresh to discard it") from None
     except csv.Error as e:
         raise DocfactError(f"{path}, line {reader.line_num}: not docfact's records ({e})"
                            ) from None
     if reader.fieldnames is not None and reader.fieldnames != fields:
         raise DocfactError(f"{path}: not docfact's records (its header differs from "
-                           "docfact's); rerun with --fresh or choose --out")
+                           "docfact's); choose --out, or --fresh to discard it")
     return rows
 
 
@@ -126,7 +126,7 @@ class RunStore:
         groups = {}
         if atomic.check_regular(self.runs):
             for row in read_records(self.runs, FIELDS):
-                parsed = _parse(row)
+                parsed = parse_record(row)
                 if parsed is not None:
                     groups.setdefault((parsed["k"], parsed["run"]), []).append(parsed)
         return {key: rows for key, rows in groups.items()
@@ -165,8 +165,8 @@ class RunStore:
                           + _csv(timings, TIMING_FIELDS))
 
 
-def _parse(row: dict):
-    """A well-formed record with typed fields, or None."""
+def parse_record(row: dict):
+    """A well-formed record (a row of runs.csv as text) with typed fields, or None."""
     try:
         if None in row or any(row.get(f) is None for f in FIELDS):
             return None
