@@ -126,17 +126,33 @@ def test_an_inline_view_reads_as_keys_and_values():
 
 def test_a_method_that_fails_says_why_in_one_line(tmp_path):
     """A method whose every run fails (p beyond the draw's documents) is recorded as failed;
-    the run says how many failed and the first reason, beside the n/a in its table."""
+    the run says how many failed and the first reason, beside the n/a in its table, and exits
+    non-zero: a table without that method's rows is no result. A sweep to such a value too."""
     cfg = small_config(tmp_path, runs=1, k=(2,))
     raw = yaml.safe_load(open(cfg))
     raw["methods"]["GNMF"]["p"] = 100000
     with open(cfg, "w") as f:
         yaml.safe_dump(raw, f)
     res = run_cli("run", cfg, "--out", tmp_path / "out", "--jobs", 1, "--quiet")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output
     notes = [line for line in res.output.splitlines() if "failed on" in line]
-    assert len(notes) == 1 and notes[0].startswith("docfact: note: GNMF failed on 1 of 1 runs: "
+    assert len(notes) == 2 and notes[0].startswith("docfact: note: GNMF failed on 1 of 1 runs: "
                                                    "ValueError: p must be in [1, ")
+    assert res.output.splitlines()[-1] == ("docfact: error: GNMF failed on every run (the note "
+                                           "above says why)")
+    runs = pd.read_csv(tmp_path / "out" / "runs.csv")
+    assert list(runs[runs.method == "GNMF"].status) == ["failed"]
+    raw["methods"]["GNMF"]["p"] = 3
+    with open(cfg, "w") as f:
+        yaml.safe_dump(raw, f)
+    res = run_cli("sweep", cfg, "--param", "GNMF.p=3,100000", "--out", tmp_path / "sweep",
+                  "--jobs", 1)
+    assert res.exit_code == 1, res.output
+    assert "docfact: note: GNMF failed on 1 of 1 runs" in res.output
+    assert res.output.splitlines()[-1].startswith("docfact: error: GNMF failed on every run")
+    res = run_cli("sweep", cfg, "--param", "GNMF.p=3,4", "--out", tmp_path / "sweep",
+                  "--jobs", 1)
+    assert res.exit_code == 0 and "failed on" not in res.output, res.output
 
 
 def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_path, monkeypatch):

@@ -166,7 +166,11 @@ def test_lcf_anchors_sit_in_the_gaussians_and_nmf_bases_do_not(tmp_path):
     assert (nmf["distance"] > 2).all()
     assert (out / "anchors.png").exists() and (out / "anchors.svg").exists()
     res = CliRunner().invoke(main, ["plot", "anchors", "--lam", "-1", "--out", str(out)])
-    assert res.exit_code == 2 and "--lambda must be >= 0" in res.output
+    assert res.exit_code == 2 and "--lambda must be a finite number >= 0" in res.output
+    for option, value in (("--lambda", "inf"), ("--seed", "-1"), ("--seed", str(2**32))):
+        res = CliRunner().invoke(main, ["plot", "anchors", option, value, "--out", str(out)])
+        assert res.exit_code == 2 and res.output.count("\n") == 1 and option in res.output, \
+            res.output
 
 
 def test_a_sweep_takes_the_rows_it_shares_with_the_table_and_earlier_sweeps(tmp_path,

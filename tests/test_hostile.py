@@ -500,6 +500,12 @@ def test_jobs_is_a_positive_number_or_minus_one(tmp_path, clean, command, jobs):
     (["nosuch"], "No such command 'nosuch'. (see 'docfact --help')"),
     (["--data-dir", "{cfg}", "datasets", "list"], "Invalid value for '--data-dir'"),
     (["run"], "Missing argument 'CONFIG'. (see 'docfact run --help')"),
+    (["run", "{cfg}", "--out", ""], "Invalid value for '--out': give a folder, not an empty "
+     "name"),
+    (["sweep", "{cfg}", "--param", "NMF.max_iter=10", "--out", " "], "Invalid value for "
+     "'--out': give a folder"),
+    (["plot", "anchors", "--out", ""], "Invalid value for '--out': give a folder"),
+    (["run", "{cfg}", "--k", "2,,3"], "--k: expected comma-separated integers, got '2,,3'"),
 ])
 def test_clicks_own_errors_are_one_line(clean, args, message):
     res = CliRunner().invoke(main, [a.format(cfg=clean[0]) for a in args], prog_name="docfact")
@@ -574,6 +580,23 @@ def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monk
     assert cli("report", "--results", out.parent, "--configs", tmp_path,
                "--readme", readme).exit_code == 0
     assert "old" not in readme.read_text() and "REPRODUCTION.md" in readme.read_text()
+
+
+@pytest.mark.parametrize("content", [None, b"# no markers\n", bytes(range(256))])
+def test_a_readme_without_its_markers_is_refused_before_the_report(tmp_path, clean, content):
+    """--readme naming no file, a file without the summary markers or bytes that are not
+    text: one line, and nothing written (no report claims a summary line it did not write)."""
+    out = tmp_path / "other" / "tiny"
+    shutil.copytree(clean[1], out)
+    readme = tmp_path / "README.md"
+    if content is not None:
+        readme.write_bytes(content)
+    before = _snapshot(out)
+    res = cli("report", "--results", out.parent, "--configs", tmp_path, "--readme", readme)
+    one_line_error(res)
+    assert f"--readme {readme}" in res.output or f"{readme}: not UTF-8" in res.output
+    assert _snapshot(out) == before and sorted(out.parent.iterdir()) == [out]
+    assert (readme.read_bytes() if content is not None else None) == content
 
 
 def test_check_without_results_fails(tmp_path, clean):

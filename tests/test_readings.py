@@ -150,6 +150,41 @@ def test_stated_settings_and_ungrounded_values_are_refused(tmp_path, change, mes
         rd.load_readings(path)
 
 
+def test_unknown_keys_algorithms_and_bytes_are_refused(tmp_path):
+    """A readings file with a key docfact does not read, an algorithm no method could have, or
+    bytes that are not UTF-8: one ConfigError naming it, not a setting silently ignored."""
+    with pytest.raises(ConfigError, match="unknown key 'reruns'"):
+        rd.load_readings(_readings_file(tmp_path, reruns=3))
+    path = _readings_file(tmp_path)
+    spec = yaml.safe_load(path.read_text())
+    spec["settings"]["starts"]["best10"]["set"] = {"algorithms": {"nosuch": {"x": 1}}}
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    with pytest.raises(ConfigError, match="unknown algorithm 'nosuch'"):
+        rd.load_readings(path)
+    path.write_bytes(b"tables: [\xff]\n")
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        rd.load_readings(path)
+
+
+def test_a_value_a_method_refuses_stops_the_command_before_any_reading_runs(tmp_path,
+                                                                             monkeypatch):
+    """n_replicates = -10 in the second reading: refused before the first one computes."""
+    computed = []
+    monkeypatch.setattr(rd, "run_reading", lambda *a, **k: computed.append(a))
+    configs = tmp_path / "configs"
+    (configs / "readings").mkdir(parents=True)
+    shutil.copy(ROOT / "configs" / "gnmf_tdt2.yaml", configs)
+    path = _readings_file(tmp_path)
+    spec = yaml.safe_load(path.read_text())
+    spec["settings"]["starts"]["best10"]["set"]["algorithms"]["kmeans"]["n_replicates"] = -10
+    (configs / "readings" / "toy.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    res = CliRunner().invoke(main, ["readings", "toy", "--configs", str(configs),
+                                    "--results", str(tmp_path / "results")])
+    assert res.exit_code == 2 and "n_replicates" in res.output, res.output
+    assert res.output.count("\n") == 1 and "Traceback" not in res.output
+    assert computed == [] and not (tmp_path / "results").exists()
+
+
 def test_a_reading_must_give_every_setting_a_declared_value(tmp_path):
     with pytest.raises(ConfigError, match="one value for each setting"):
         rd.load_readings(_readings_file(tmp_path, readings={"r": {"weighting": "subset"}}))

@@ -337,7 +337,8 @@ def test_results_on_other_documents_of_the_view_are_not_resumed(tmp_path, monkey
 
 def test_a_run_whose_documents_cannot_be_weighted_is_recorded_as_failed(tmp_path, monkeypatch):
     """'news' is in every document: on a subset where a document holds nothing else, its tf-idf
-    row is zero. That run fails for every method, with the reason; the table goes on."""
+    row is zero. That run fails for every method, with the reason, and is recorded; being the
+    only run, the command says that no method ran and exits non-zero."""
     monkeypatch.chdir(tmp_path)
     rows = [(label, f"news {w} {w}") for label, w in [("a", "alpha"), ("b", "beta")]
             for _ in range(6)] + [("a", "news news")]
@@ -347,7 +348,8 @@ def test_a_run_whose_documents_cannot_be_weighted_is_recorded_as_failed(tmp_path
         "data": {"view": {"dataset": "odd.csv"}}, "protocol": {"k": [2], "runs": 1},
         "methods": {"KM": {"algorithm": "kmeans"}}}))
     res = CliRunner().invoke(main, ["run", str(cfg), "--out", "out", "--quiet"])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1 and res.output.splitlines()[-1] == (
+        "docfact: error: KM failed on every run (the note above says why)"), res.output
     runs = pd.read_csv(tmp_path / "out/runs.csv")
     assert list(runs["status"]) == ["failed"]
     assert "no weight left" in runs["error"][0]

@@ -1,5 +1,5 @@
 """What the commands share: the data options of every command that may fetch data, --jobs,
-and one_line for their error messages."""
+the check of a folder option, and one_line for their error messages."""
 
 import os
 
@@ -20,6 +20,14 @@ def _sets(variable: str):
         return value
 
     return callback
+
+
+def not_empty(ctx, param, value):
+    """A folder option's callback: an empty value (--out '') is refused, not read as the
+    current folder."""
+    if value is not None and not str(value).strip():
+        raise click.BadParameter("give a folder, not an empty name")
+    return value
 
 
 def _restore(variable: str, value) -> None:

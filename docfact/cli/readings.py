@@ -61,13 +61,14 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
     PAPER is a readings file or a name (gnmf, lccf, ...) of CONFIGS/readings/PAPER.yaml.
     Writes RESULTS/PAPER_readings/: readings.csv, rows.csv, readings.md, readings.png.
     """
-    from docfact.experiment.readings import load_readings, run_reading
+    from docfact.experiment.readings import check_readings, load_readings, run_reading
     from docfact.report.readings import write_landscape
 
     spec = load_readings(_readings_file(paper, Path(configs)))
     chosen_tables = _names(tables, spec.tables, "tables")
     todo = _names(only, spec.readings, "only") if not score_only else []
     results = Path(results)
+    check_readings(spec, Path(configs), todo, chosen_tables)
     for reading in todo:
         click.echo(f"{spec.paper}: reading {reading} (select: odd k, {spec.runs} runs)", err=True)
         run_reading(spec, reading, "select", configs, results, chosen_tables, jobs)

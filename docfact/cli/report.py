@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from docfact.cli.options import data_options
+from docfact.cli.options import data_options, not_empty
 
 
 @click.command(short_help="Write results/REPRODUCTION.md: published vs measured.")
@@ -21,12 +21,18 @@ def report(results, readme, configs):
     RESULTS/REPRODUCTION.md (and .csv): published vs measured for every table, with the
     fidelity pictures, links to each table's figures and the table of tables; the README's
     summary line links to the table of tables."""
+    from docfact.errors import ConfigError
     from docfact.report.fidelity import write_report
     from docfact.report.figures import draw_report
+    from docfact.report.readme import has_section
 
-    draw_report(Path(results))
-    if readme is None and Path(results).resolve() == Path("results").resolve():
+    if readme is not None and not has_section(Path(readme), "reproduction"):
+        raise ConfigError(f"--readme {readme}: no such file, or no summary markers in it "
+                          "(<!-- reproduction:start --> and <!-- reproduction:end -->)")
+    if readme is None and Path(results).resolve() == Path("results").resolve() and (
+            has_section(Path("README.md"), "reproduction")):
         readme = "README.md"
+    draw_report(Path(results))
     text = write_report(Path(results), readme and Path(readme), Path(configs))
     click.echo(text.split("\n## ", 2)[1] if "\n## " in text else text)
     click.echo(f"report in {Path(results) / 'REPRODUCTION.md'}"
@@ -55,7 +61,7 @@ def plot_k_command(folder):
               help="Which run's classes.")
 @click.option("--iterations", type=int, default=100, show_default=True)
 @click.option("--methods", help="Comma-separated factorizations (default: all of the config).")
-@click.option("--out", type=click.Path(file_okay=False),
+@click.option("--out", type=click.Path(file_okay=False), callback=not_empty,
               help="Folder (default: results/<config name>).")
 @data_options
 def plot_convergence_command(config_path, k, run_index, iterations, methods, out):
@@ -79,11 +85,11 @@ def plot_convergence_command(config_path, k, run_index, iterations, methods, out
 
 
 @plot.command("anchors", short_help="NMF's and LCF's bases on 2-D points (LCF Fig. 5).")
-@click.option("--seed", type=int, default=2011, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=2011, show_default=True)
 @click.option("--lambda", "--lam", "lam", type=float, default=0.3, show_default=True,
               help="LCF's lambda (--lam: its former name).")
-@click.option("--out", type=click.Path(file_okay=False), default="results/lcf_anchors",
-              show_default=True, help="Folder.")
+@click.option("--out", type=click.Path(file_okay=False), callback=not_empty,
+              default="results/lcf_anchors", show_default=True, help="Folder.")
 def plot_anchors_command(seed, lam, out):
     """The bases of NMF and LCF on three 2-D Gaussians (LCF Fig. 5): anchors.csv, .png, .svg."""
     from docfact import atomic
@@ -91,8 +97,8 @@ def plot_anchors_command(seed, lam, out):
     from docfact.experiment.anchors import anchors
     from docfact.report.plots import plot_anchors
 
-    if not lam >= 0:
-        raise ConfigError(f"--lambda must be >= 0, got {lam}")
+    if not 0 <= lam < float("inf"):
+        raise ConfigError(f"--lambda must be a finite number >= 0, got {lam}")
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     atomic.write_text(folder / "anchors.csv", anchors(seed, lam).to_csv(index=False))

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import click
 
-from docfact.cli.options import data_options, jobs_option, one_line
-from docfact.errors import ConfigError
+from docfact.cli.options import data_options, jobs_option, not_empty, one_line
+from docfact.errors import ConfigError, DocfactError
 
 # The commands import what they use (numpy, scikit-learn, ...), so that `docfact --help`
 # starts at once.
@@ -15,7 +15,7 @@ def _k_option(value):
     if value is None:
         return None
     try:
-        ks = [int(v) for v in value.split(",") if v.strip()]
+        ks = [int(v) for v in value.split(",")]
     except ValueError:
         raise ConfigError(f"--k: expected comma-separated integers, got {value!r}") from None
     if not ks or min(ks) < 2:
@@ -43,8 +43,8 @@ def quick_k(ks) -> list:
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
 @jobs_option(-1)
 @click.option("--fresh", is_flag=True, help="Discard recorded runs and start over.")
-@click.option("--out", type=click.Path(file_okay=False), help="Results folder "
-              "(default: results/<config name>).")
+@click.option("--out", type=click.Path(file_okay=False), callback=not_empty,
+              help="Results folder (default: results/<config name>).")
 @click.option("--quiet", is_flag=True, help="No progress bar, no table and no figure.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Local processes, or a dask.distributed cluster (pip install 'docfact[dask]').")
@@ -92,27 +92,38 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
         for path in plot_k(folder):
             click.echo(f"figure: {path}", err=True)
     click.echo(f"results in {folder}/ ({_duration(seconds)})", err=True)
-    for line in _failures(folder):
-        click.echo(f"docfact: note: {line}", err=True)
-    if quiet:
-        return
-    if (config.k, config.runs) != (full.k, full.runs):
+    failures = _failures(folder)
+    if not quiet and (config.k, config.runs) != (full.k, full.runs):
         click.echo(f"This table: {runs_words(config.runs)} at k = {k_words(config.k)}. The "
                    f"full protocol, {runs_words(full.runs)} at k = {k_words(full.k)}: docfact run "
                    f"{config_path} --out DIR{_time_here(full.name, config_path, folder)}",
                    err=True)
+    _stop_if_a_method_never_ran(failures)
 
 
 def _failures(folder: Path) -> list:
-    """A line per method with failed runs in the folder: how many, and the first reason
-    (runs.csv's error column holds every one)."""
+    """[(method, failed on every run)] of the methods with failed runs in the folder, each
+    noted in a line: how many, and the first reason (runs.csv's error column holds every
+    one)."""
     from docfact.experiment.results import read_runs
 
     runs = read_runs(folder / "runs.csv")
-    failed = runs[runs["status"] == "failed"]
-    return [f"{method} failed on {len(rows)} of {int((runs['method'] == method).sum())} runs: "
-            f"{rows['error'].iloc[0]} (the error column of {folder / 'runs.csv'})"
-            for method, rows in failed.groupby("method", sort=False)]
+    found = []
+    for method, rows in runs[runs["status"] == "failed"].groupby("method", sort=False):
+        total = int((runs["method"] == method).sum())
+        click.echo(f"docfact: note: {method} failed on {len(rows)} of {total} runs: "
+                   f"{rows['error'].iloc[0]} (the error column of {folder / 'runs.csv'})",
+                   err=True)
+        found.append((method, len(rows) == total))
+    return found
+
+
+def _stop_if_a_method_never_ran(failures: list) -> None:
+    """A non-zero exit when a method failed on every run (its settings do not fit the data:
+    a table without its rows is no result); the runs stay recorded."""
+    never = [method for method, every in failures if every]
+    if never:
+        raise DocfactError(f"{', '.join(never)} failed on every run (the note above says why)")
 
 
 def _duration(seconds: float) -> str:
@@ -129,7 +140,6 @@ def _time_here(name: str, config_path, written: Path) -> str:
     independent; a recorded wall time depends on the load it ran under and on --jobs)."""
     from joblib import cpu_count
 
-    from docfact.errors import DocfactError
     from docfact.experiment.results import read_timings
 
     beside = Path(config_path).resolve().parent.parent / "results" / name
@@ -261,7 +271,7 @@ def validate(config_paths):
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values (default: the config's).")
 @jobs_option(-1)
-@click.option("--out", type=click.Path(file_okay=False),
+@click.option("--out", type=click.Path(file_okay=False), callback=not_empty,
               help="Folder (default: results/<config name>/sweep).")
 @data_options
 def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
@@ -288,3 +298,8 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     click.echo(table.to_string(index=False))
     for p in plot_sweep(csv):
         click.echo(p)
+    parts = [folder / f"{param}={value}" for value in values]  # as experiment.sweep names them
+    if by:
+        parts = [part / f"{by[1]}={v}" for part in parts for v in by[2]]
+    parts += [folder / "baselines"] if baselines else []
+    _stop_if_a_method_never_ran([found for part in parts for found in _failures(part)])

@@ -14,6 +14,8 @@ def convergence(config: Config, k: int, run: int, iterations: int, names=None) -
     plan = Plan.of(config, [(k, run)])
     methods = [m for m in plan.config.methods if m.factorizes and (not names or m.name in names)]
     unknown = set(names or ()) - {m.name for m in plan.config.methods}
+    if not any(m.factorizes for m in plan.config.methods):
+        raise ConfigError(f"{config.name} has no factorization, whose objective this draws")
     if unknown or not methods:
         raise ConfigError(f"--methods: choose among the factorizations of {config.name}: "
                           + ", ".join(m.name for m in plan.config.methods if m.factorizes))

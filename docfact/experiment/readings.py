@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docfact.algorithms.engine import Numerics
-from docfact.algorithms.registry import keyword
+from docfact.algorithms.registry import ALGORITHMS, keyword
 from docfact.config import Config, parse_config, parse_yaml
 from docfact.errors import ConfigError
 from docfact.experiment import plan
@@ -60,6 +60,7 @@ SETTABLE = {"data": {"weight_on", "weighting"}, "protocol": {"nmi", "constraints
 STATED = {"lam", "p", "eta", "alpha", "beta", "lam_h", "kernel", "degree", "ncw", "links", "k",
           "runs", "labelled", "best_of", "seed"}  # estimator keywords (lambda is lam)
 RUNS = 10  # runs per k of the sub-protocol
+KEYS = {"paper", "tables", "settings", "readings", "fixed", "runs", "numerics", "notes"}
 READING_NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,99}")  # a folder name: no path
 
 
@@ -84,13 +85,19 @@ def load_readings(path) -> Readings:
     """Parse and check a readings file; ConfigError 'file: key: reason' for anything wrong."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     where = str(path)
     raw = parse_yaml(text, where)
     if not isinstance(raw, dict) or not {"tables", "settings", "readings"} <= set(raw):
         raise ConfigError(f"{where}: needs tables, settings and readings")
+    unknown = sorted(map(str, set(raw) - KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed: "
+                          f"{', '.join(sorted(KEYS))}")
     settings = raw["settings"]
     if not isinstance(settings, dict) or not settings:
         raise ConfigError(f"{where}: settings: a mapping of setting -> value -> {{set, grounds}}")
@@ -173,6 +180,10 @@ def _check_patch(patch, where: str) -> None:
                                   f"{', '.join(sorted(SETTABLE[key]))}")
         elif key in ("algorithms", "methods"):
             _check_unstated(patch, key, where)
+            unknown = sorted(set(patch[key] or {}) - set(ALGORITHMS)) if key == "algorithms" \
+                else []
+            if unknown:
+                raise ConfigError(f"{where}.set.algorithms: unknown algorithm {unknown[0]!r}")
         elif key != "labels":
             raise ConfigError(f"{where}.set: unknown key {key!r}; allowed: algorithms, data, "
                               "labels, methods, protocol")
@@ -240,6 +251,16 @@ def reading_config(config: Config, readings: Readings, reading: str, name=None) 
     return plan.resolve(parse_config(raw, f"{config.name} ({readings.paper} reading {reading})",
                                      default_name=raw.get("name", config.name),
                                      check=plan.problems))
+
+
+def check_readings(readings: Readings, configs: Path, names, tables) -> None:
+    """Build the config of each reading of `names` for each of `tables`: ConfigError for a
+    value a method refuses before any reading computes (a run of hours would otherwise stop
+    at the first reading that carries it)."""
+    for name in tables:
+        base = plan.load(Path(configs) / f"{readings.bases[name]}.yaml")
+        for reading in names:
+            reading_config(base, readings, reading, name)
 
 
 def phase_ks(config: Config, phase: str) -> tuple:
