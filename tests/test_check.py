@@ -58,7 +58,7 @@ def test_cli_quick_recomputes_the_pairs_and_full_every_run(committed):
 
 def test_a_changed_committed_row_is_caught(committed, tmp_path):
     config, folder = committed
-    runs = pd.read_csv(folder / "runs.csv")
+    runs = pd.read_csv(folder / "runs.csv", keep_default_na=False)  # n_iter as written
     runs.loc[(runs.k == 3) & (runs.run == 0) & (runs.method == "NMF"), "ac"] -= 0.01
     (tmp_path / "runs.csv").write_text(runs.to_csv(index=False))
     failures = check(config, tmp_path)
