@@ -20,8 +20,8 @@ CONFIG = {"name": "t", "data": {"view": "gnmf_tdt2"}, "protocol": {"k": "3..5", 
 def test_score_is_the_readings_score_of_the_audited_rows(tmp_path):
     ac = {3: [0.8, 0.9, 1.0, 0.0], 5: [1.0, 1.0, 1.0, 0.0]}
     nmi = {3: [0.7, 0.7, 0.7, 0.0], 5: [0.5, 0.6, 0.7, 0.0]}
-    runs = [{"k": k, "run": r, "method": m, "status": "ok", "ac": ac[k][r], "nmi": nmi[k][r]}
-            for k in (3, 5) for r in range(4) for m in ("M", "O")]
+    runs = [{"k": k, "run": r, "method": m, "status": "ok", "ac": ac[k][r], "nmi": nmi[k][r],
+             "n_docs": 100} for k in (3, 5) for r in range(4) for m in ("M", "O")]
     pd.DataFrame(runs).reindex(columns=FIELDS).to_csv(tmp_path / "runs.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(CONFIG))
     got = landscape(tmp_path / "c.yaml", {"r": tmp_path}, [3, 5], 3, ["M"]).iloc[0]

@@ -113,8 +113,7 @@ def test_report_files_and_readme_table(results, tmp_path):
 def test_report_opens_with_the_fidelity_pictures(results, tmp_path):
     """The all-papers picture before the summary, each paper's section opening with its own;
     drawn again, the same bytes."""
-    args = ["report", "--results", str(results), "--readme", str(tmp_path / "README.md"),
-            "--configs", str(tmp_path)]
+    args = ["report", "--results", str(results), "--configs", str(tmp_path)]
     assert CliRunner().invoke(main, args).exit_code == 0
     md = (results / "REPRODUCTION.md").read_text()
     head, rest = md.split("\n## Summary\n", 1)

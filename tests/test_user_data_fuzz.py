@@ -124,9 +124,10 @@ def one_line_or_ok(res, codes=(0, 1)) -> None:
     assert "Traceback" not in res.output, res.output
     assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
     assert res.exit_code in codes, (res.exit_code, res.output)
-    if res.exit_code:
-        assert res.output.startswith("docfact: error: ") and res.output.count("\n") == 1, (
-            res.output)
+    if res.exit_code:  # one error, last: after notes (bytes that are not UTF-8, failed runs)
+        lines = res.output.splitlines()
+        errors = [line for line in lines if line.startswith("docfact: error: ")]
+        assert len(errors) == 1 and lines[-1] == errors[0], res.output
 
 
 def check_file(folder, suffix: str, data: bytes) -> None:
@@ -147,7 +148,7 @@ def check_file(folder, suffix: str, data: bytes) -> None:
         res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(folder / "out"),
                                         "--jobs", "1", "--quiet"])
         one_line_or_ok(res, (0, 1, 2))  # 2: fewer than k = 2 classes
-        if res.exit_code == 0:
+        if res.exit_code == 0 or "failed on every run" in res.output:  # recorded all the same
             _complete(folder / "out")
 
 
