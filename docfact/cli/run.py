@@ -291,15 +291,11 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
     reused = result_folders(Path("results")) + result_folders(folder)  # rows to take
-    table = run_sweep(config, target, param, values, folder, jobs,
-                      baselines.split(",") if baselines else (), by, reused)
+    table, parts = run_sweep(config, target, param, values, folder, jobs,
+                             baselines.split(",") if baselines else (), by, reused)
     csv = folder / f"sweep-{target}-{param}{f'-by-{by[1]}' if by else ''}.csv"
     atomic.write_text(csv, table.to_csv(index=False, float_format="%.6f"))
     click.echo(table.to_string(index=False))
     for p in plot_sweep(csv):
         click.echo(p)
-    parts = [folder / f"{param}={value}" for value in values]  # as experiment.sweep names them
-    if by:
-        parts = [part / f"{by[1]}={v}" for part in parts for v in by[2]]
-    parts += [folder / "baselines"] if baselines else []
     _stop_if_a_method_never_ran([found for part in parts for found in _failures(part)])

@@ -122,10 +122,10 @@ def _averages(folder: Path, config: Config) -> pd.DataFrame:
 
 
 def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
-          baselines=(), by=None, reused=()) -> pd.DataFrame:
+          baselines=(), by=None, reused=()) -> tuple:
     """Run each value into out/<param>=<value>/ and the `baselines` (methods left unchanged,
-    as reference lines) into out/baselines/; return (param, value, method, ac, nmi), the
-    averages over k (value empty for a baseline).
+    as reference lines) into out/baselines/; return ((param, value, method, ac, nmi), the
+    averages over k (value empty for a baseline), and the folders run).
 
     by : optional (target, param, values) of a second parameter, set within each value of the
         first: one line per value, its runs in out/<param>=<value>/<by param>=<by value>/ and
@@ -137,7 +137,7 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
     if by and by[:2] == (target, param):
         text = f"{target}.{param}={','.join(map(str, by[2]))}"
         raise ConfigError(f"--by: {text!r} is the parameter --param already sweeps")
-    parts, reused = [], list(reused)
+    parts, reused, folders = [], list(reused), []
     for value in values:
         c = swept_config(config, target, param, value)
         for label, folder, line in _lines(c, out / f"{param}={value}", by):
@@ -145,14 +145,16 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
                                   reused=reused), line)
             parts.append(table.assign(value=value, method=table["method"] + label))
             reused.append(folder)
+            folders.append(folder)
     if baselines:
         c = baseline_config(config, baselines)
         folder = out / "baselines"
         parts.append(_averages(run(Plan.of(c), folder, jobs=jobs, progress=True,
                                    reused=reused), c)
                      .assign(value=None))
+        folders.append(folder)
     table = pd.concat(parts, ignore_index=True).assign(param=param)
-    return table[["param", "value", "method", "ac", "nmi"]]
+    return table[["param", "value", "method", "ac", "nmi"]], folders
 
 
 def _lines(config: Config, folder: Path, by) -> list:
