@@ -25,10 +25,11 @@ def memory() -> int:
     text = os.environ.get("DOCFACT_MEMORY")
     if text:
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
-        if not m:
-            raise ConfigError(f"DOCFACT_MEMORY: expected an amount such as 64G or 512M, got "
-                              f"{text[:40]!r}")
-        return int(float(m[1]) * _UNITS[m[2].upper()])
+        size = int(float(m[1]) * _UNITS[m[2].upper()]) if m else 0
+        if size <= 0:
+            raise ConfigError(f"DOCFACT_MEMORY: expected a positive amount such as 64G or 512M, "
+                              f"got {text[:40]!r}")
+        return size
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):

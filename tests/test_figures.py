@@ -132,7 +132,9 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
                            ("gnmf.p=a", "'p' parameter of GNMF must be an int in the range"),
                            ("gnmf.weight=gauss", "'weight' parameter of GNMF must be a str among"),
                            ("lambda", "METHOD.PARAM"),
-                           ("gnmf.lambda=1,10,1.0", "gnmf.lambda lists 1 twice")]:
+                           ("gnmf.lambda=1,10,1.0", "gnmf.lambda lists 1 twice"),
+                           ("protocol.seed=1,2", "protocol.seed: the one protocol setting"),
+                           ("protocol.labelled=0.1", "has no semi-supervised method")]:
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])
         assert res.exit_code == 2 and message in res.output, res.output

@@ -259,8 +259,11 @@ def test_the_memory_planned_for_moves_the_limit(tmp_path, monkeypatch):
     one_line_error(cli("validate", cfg), 2)
     monkeypatch.setenv("DOCFACT_MEMORY", "1G")
     assert cli("validate", cfg).exit_code == 0
-    monkeypatch.setenv("DOCFACT_MEMORY", "lots")
-    one_line_error(cli("validate", cfg), 2)
+    for amount in ("lots", "0", "0G"):  # nothing to plan for: the variable is named, not k
+        monkeypatch.setenv("DOCFACT_MEMORY", amount)
+        res = cli("validate", cfg)
+        one_line_error(res, 2)
+        assert "DOCFACT_MEMORY: expected a positive amount" in res.output
 
 
 def _alias_bomb(levels=9, fan=9) -> str:

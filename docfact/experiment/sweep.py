@@ -93,9 +93,12 @@ def labelled_config(config: Config, param: str, value) -> Config:
     """The config's semi-supervised methods with the fraction of labelled documents `value`."""
     config = resolve(config)
     semi = [m for m in config.methods if m.semi_supervised]
-    if param != "labelled" or not semi:
-        raise ConfigError("--param: protocol.labelled is the protocol setting a sweep varies, "
-                          "for a config with semi-supervised methods")
+    if param != "labelled":
+        raise ConfigError(f"--param protocol.{param}: the one protocol setting a sweep varies "
+                          "is protocol.labelled (for the others, edit the config)")
+    if not semi:
+        raise ConfigError(f"--param protocol.labelled: {config.name} has no semi-supervised "
+                          "method to give labels to")
     if isinstance(value, str) or not 0 < value < 1:
         raise ConfigError(f"--param protocol.labelled: fractions in (0, 1), got {value!r}")
     c = restricted(config, semi, f"{config.name}-labelled-{value}")
