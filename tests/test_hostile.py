@@ -395,6 +395,47 @@ def test_a_killed_main_process_leaves_no_worker_computing(tmp_path, who):
         pass
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("who", ["main", "group"])
+def test_a_terminated_run_says_so_in_one_line_and_leaves_the_folder_unlocked(tmp_path, who):
+    """SIGTERM (a batch system's time limit) to the main process or its whole group while two
+    workers compute: one line, exit 143, no lock file and no worker left, as after Ctrl-C
+    (formerly: killed by the signal, the lock file and loky's leak warnings left behind)."""
+    cfg = tiny_config(tmp_path, runs=2, methods={
+        "NMF": {"algorithm": "nmf", "max_iter": 10**7, "min_iter": 10**7}})
+    proc = subprocess.Popen([sys.executable, "-m", "docfact", "run", str(cfg), "--out",
+                             str(tmp_path / "out"), "--jobs", "2", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 180
+    workers = []
+    while time.time() < deadline and proc.poll() is None:
+        workers = _loky_workers(proc.pid)
+        if len(workers) == 2 and all(_cpu_ticks(p) > 100 for p in workers):  # computing
+            break
+        time.sleep(0.1)
+    try:
+        assert proc.poll() is None and len(workers) == 2, "terminate the run mid-protocol"
+        if who == "main":
+            os.kill(proc.pid, signal.SIGTERM)
+        else:
+            os.killpg(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 143, err
+        assert err.splitlines()[-1] == ("docfact: terminated; finished runs are kept, rerun "
+                                        "to resume"), err
+        assert "Traceback" not in err and "Warning" not in err, err
+        assert not (tmp_path / "out" / ".lock").exists()
+        deadline = time.time() + 10
+        while time.time() < deadline and any(map(_alive, workers)):
+            time.sleep(0.1)
+        assert not [p for p in workers if _alive(p)]
+    finally:
+        for p in [proc.pid, *workers]:
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
+
+
 def test_a_method_named_by_a_bare_number_is_refused_up_front(tmp_path):
     cfg = tiny_config(tmp_path, methods={1: {"algorithm": "kmeans"}})
     res = cli("run", cfg, "--out", tmp_path / "out")

@@ -1,7 +1,9 @@
 """The `docfact` command line: every user error is one line on stderr and a non-zero exit."""
 
 import os
+import signal
 import sys
+import threading
 import warnings
 
 import click
@@ -34,6 +36,15 @@ def _click_error(e: click.ClickException):
     sys.exit(e.exit_code)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a batch system's time limit, `kill`), raised where Ctrl-C would be: the same
+    unwinding releases the folder's lock and stops the workers."""
+
+
+def _terminate(signum, frame):
+    raise _Terminated
+
+
 class _Group(click.Group):
     """A click group that turns DocfactError, click's errors (and interrupts) into one line and
     an exit code."""
@@ -46,6 +57,9 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         warnings.showwarning = _show
+        main_thread = threading.current_thread() is threading.main_thread()
+        if main_thread:
+            former = signal.signal(signal.SIGTERM, _terminate)
         try:
             return super().invoke(ctx)
         except click.ClickException as e:  # a command's options and arguments, its name
@@ -60,9 +74,13 @@ class _Group(click.Group):
             where = f": {e.filename}" if e.filename else ""
             click.echo(f"docfact: error: {one_line(f'{e.strerror or e}{where}')}", err=True)
             sys.exit(1)
-        except KeyboardInterrupt:
-            click.echo("docfact: interrupted; finished runs are kept, rerun to resume", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as e:
+            how, code = ("terminated", 143) if isinstance(e, _Terminated) else ("interrupted", 130)
+            click.echo(f"docfact: {how}; finished runs are kept, rerun to resume", err=True)
+            sys.exit(code)
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGTERM, former)
 
 
 @click.group(cls=_Group)
