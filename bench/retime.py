@@ -10,6 +10,10 @@ record that differs.
 
     python bench/retime.py results/lccf_tdt2 [--methods AA-poly,NC-poly] [--jobs 2] [--k 9,10]
 
+Each folder retimed adds a line to bench/RETIMES.csv (`--ledger`): when, which rows, their
+CPU-hours before and after, the median per-fit ratio, and the load average (1 minute) before
+and after, so that a reader can tell a quiet machine's seconds from a loaded one's.
+
 Without `--methods`, every method the folder computed itself (a row taken from another folder
 is recorded at 0 s, its cost counted where it was computed, and keeps it).
 
@@ -22,7 +26,10 @@ import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digit
 import argparse
 import csv
 import io
+import os
+import statistics
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from joblib import Parallel, delayed
@@ -54,9 +61,10 @@ def computed_here(folder: Path) -> list:
     return sorted({m for _, _, m in _computed(folder)})
 
 
-def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
+def retime(folder: Path, methods: list, jobs: int, ks=None) -> dict:
     """Recompute `methods` on every run of `folder` (at the k in `ks`, every k when None);
-    return the number of rows retimed (a row taken from another folder keeps its 0 s)."""
+    return {(k, run, method): (former seconds, new seconds)} of the rows retimed (a row taken
+    from another folder keeps its 0 s)."""
     config, manifest = read_setup(folder)
     plan = Plan.of(baseline_config(resolve(config), methods))
     if plan.data_hash() != manifest.get("data_hash"):
@@ -83,12 +91,43 @@ def retime(folder: Path, methods: list, jobs: int, ks=None) -> int:
         text = atomic.read_text(folder / "timings.csv")
         rows = [dict(zip(TIMING_FIELDS, r, strict=True))
                 for r in list(csv.reader(io.StringIO(text)))[1:]]
+        replaced = {}
         for row in rows:
             key = (int(row["k"]), int(row["run"]), row["method"])
-            row["seconds"] = seconds.get(key, row["seconds"])
+            if key in seconds:
+                replaced[key] = (float(row["seconds"]), seconds[key])
+                row["seconds"] = seconds[key]
         atomic.write_text(folder / "timings.csv",
                           ",".join(TIMING_FIELDS) + "\n" + _csv(rows, TIMING_FIELDS))
-    return len(seconds)
+    return replaced
+
+
+LEDGER_FIELDS = ["date", "folder", "k", "methods", "rows", "cpu_hours_before",
+                 "cpu_hours_after", "median_ratio", "load_before", "load_after"]
+
+
+def ledger_row(folder: Path, ks, methods: list, replaced: dict, loads: tuple) -> dict:
+    """One line of the ledger: the rows `replaced` ({key: (former, new)}) of `folder`."""
+    former, new = zip(*replaced.values(), strict=True) if replaced else ((), ())
+    ratios = [old / now for old, now in replaced.values() if now > 0]
+    return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
+            "folder": folder.as_posix(),
+            "k": "all" if ks is None else " ".join(map(str, sorted(ks))),
+            "methods": " ".join(methods), "rows": len(replaced),
+            "cpu_hours_before": f"{sum(former) / 3600:.3f}",
+            "cpu_hours_after": f"{sum(new) / 3600:.3f}",
+            "median_ratio": f"{statistics.median(ratios):.2f}" if ratios else "",
+            "load_before": f"{loads[0]:.2f}", "load_after": f"{loads[1]:.2f}"}
+
+
+def append_ledger(path: Path, row: dict) -> None:
+    """Add `row` to the ledger CSV at `path`, its header written first if the file is new."""
+    new = not path.exists()
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, LEDGER_FIELDS, lineterminator="\n")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
 
 
 def main():
@@ -98,12 +137,19 @@ def main():
                     "with a row computed in the folder)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--k", help="comma-separated k to retime (default: every k)")
+    ap.add_argument("--ledger", type=Path, default=Path(__file__).parent / "RETIMES.csv",
+                    help="the CSV each folder retimed adds a line to (default: %(default)s)")
     args = ap.parse_args()
     ks = None if args.k is None else {int(k) for k in args.k.split(",")}
     for folder in args.folders:
         methods = args.methods.split(",") if args.methods else computed_here(folder)
-        n = retime(folder, methods, args.jobs, ks)
-        print(f"{folder}: {n} rows recomputed to the committed records, their seconds replaced")
+        load = os.getloadavg()[0]
+        replaced = retime(folder, methods, args.jobs, ks)
+        row = ledger_row(folder, ks, methods, replaced, (load, os.getloadavg()[0]))
+        append_ledger(args.ledger, row)
+        print(f"{folder}: {len(replaced)} rows recomputed to the committed records, their "
+              f"seconds replaced: {row['cpu_hours_before']} -> {row['cpu_hours_after']} "
+              f"CPU-hours (median per-fit ratio {row['median_ratio']})")
 
 
 if __name__ == "__main__":

@@ -39,11 +39,29 @@ def test_retime_gives_computed_rows_new_seconds_and_taken_rows_keep_zero(tmp_pat
     folder = _table(tmp_path)
     assert retime.computed_here(folder) == ["CCF", "RCF"]
     runs = (folder / "runs.csv").read_bytes()
-    assert retime.retime(folder, ["CF", "CCF", "RCF"], 1) == 2
+    replaced = retime.retime(folder, ["CF", "CCF", "RCF"], 1)
+    assert sorted(m for _, _, m in replaced) == ["CCF", "RCF"]
     seconds = pd.read_csv(folder / "timings.csv").set_index("method")["seconds"]
     assert seconds["CF"] == 0
     assert ((seconds[["CCF", "RCF"]] > 0) & (seconds[["CCF", "RCF"]] < 1000)).all()
     assert (folder / "runs.csv").read_bytes() == runs
+    assert {old for old, _ in replaced.values()} == {1000.0}
+    assert sorted(new for _, new in replaced.values()) == sorted(seconds[["CCF", "RCF"]])
+
+
+def test_each_folder_retimed_adds_a_line_to_the_ledger(tmp_path, retime, monkeypatch):
+    folder, ledger = _table(tmp_path), tmp_path / "RETIMES.csv"
+    for _ in range(2):
+        monkeypatch.setattr("sys.argv", ["retime.py", str(folder), "--ledger", str(ledger)])
+        retime.main()
+    lines = pd.read_csv(ledger, dtype={"k": str})
+    assert list(lines.columns) == retime.LEDGER_FIELDS and len(lines) == 2
+    seconds = pd.read_csv(folder / "timings.csv")["seconds"].sum()
+    first, second = lines.iloc[0], lines.iloc[1]
+    assert (first.k, first.methods, first.rows) == ("all", "CCF RCF", 2)
+    assert first.cpu_hours_before == pytest.approx(2000 / 3600, abs=1e-3)
+    assert second.cpu_hours_after == pytest.approx(seconds / 3600, abs=1e-3)
+    assert first.median_ratio > 1 and first.load_before >= 0
 
 
 def test_retime_writes_nothing_when_a_record_differs(tmp_path, retime):
