@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
+from joblib.externals.loky import get_reusable_executor
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
@@ -105,3 +106,70 @@ def test_a_registered_estimator_has_its_parameters_checked(tmp_path, monkeypatch
     res = CliRunner().invoke(main, ["run", _config(tmp_path, scale=-1), "--out", "out"])
     assert res.exit_code == 2 and "'scale' parameter of RandomProjection" in res.stderr
     assert len(res.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+OWN_MODULE = '''
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+
+class Projection(TransformerMixin, BaseEstimator):
+    """V = X R^T for k random nonnegative directions R."""
+
+    def __init__(self, n_components, *, scale=1.0, random_state=None):
+        self.n_components = n_components
+        self.scale = scale
+        self.random_state = random_state
+
+    def fit_transform(self, X, y=None):
+        rng = np.random.default_rng(self.random_state)
+        R = self.scale * rng.random((self.n_components, X.shape[1]))
+        self.n_iter_, self.objective_ = 0, 0.0
+        return np.asarray(X @ R.T)
+'''
+
+
+def test_an_estimator_of_ones_own_runs_by_module_and_class_name(tmp_path, monkeypatch):
+    """algorithm: module:Class, a module beside the config (the current folder): no docfact
+    file touched, two worker processes import it as the main process does."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))  # the folder added: undone
+    # workers of an earlier test would keep the sys.path they started with; a docfact command
+    # is a process of its own, whose workers start after the config is read
+    get_reusable_executor().shutdown(wait=True)
+    _labelled_csv(tmp_path / "news.csv")
+    (tmp_path / "own_mf.py").write_text(OWN_MODULE)
+    cfg = yaml.safe_load(open(_config(tmp_path)))
+    cfg["methods"]["Toy"] = {"algorithm": "own_mf:Projection", "scale": 2.0}
+    (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
+    res = CliRunner().invoke(main, ["run", "toy.yaml", "--out", "out", "--jobs", "2"])
+    assert res.exit_code == 0, res.output
+    runs = pd.read_csv(tmp_path / "out" / "runs.csv")
+    toy_runs = runs[runs.method == "Toy"]
+    assert len(toy_runs) == 2 * 2 and (toy_runs.status == "ok").all(), toy_runs
+    assert toy_runs["ac"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("algorithm, module, message", [
+    ("no_such_mf:Projection", None, "no module no_such_mf in the current folder or on PYTHONPATH"),
+    ("own_mf:Nope", OWN_MODULE, "module own_mf has no Nope"),
+    ("own_mf:np", OWN_MODULE, "not a scikit-learn estimator"),
+    ("own_mf:Projection", "import numpyy\n", "importing own_mf failed: No module named 'numpyy'"),
+    ("own_mf:Projection", "def f(:\n", "importing own_mf failed: SyntaxError"),
+    ("own_mf:Projection", "raise RuntimeError('boom')\n", "failed: RuntimeError: boom"),
+    ("own mf", None, "unknown algorithm 'own mf'; known: "),
+])
+def test_an_estimator_of_ones_own_that_cannot_be_had_is_one_line(tmp_path, monkeypatch,
+                                                                 algorithm, module, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    monkeypatch.delitem(__import__("sys").modules, "own_mf", raising=False)
+    if module is not None:
+        (tmp_path / "own_mf.py").write_text(module)
+    _labelled_csv(tmp_path / "news.csv")
+    cfg = yaml.safe_load(open(_config(tmp_path)))
+    cfg["methods"]["Toy"] = {"algorithm": algorithm}
+    (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
+    res = CliRunner().invoke(main, ["validate", "toy.yaml"])
+    assert res.exit_code == 2 and message in res.output, res.output
+    assert len(res.output.strip().splitlines()) == 1, res.output

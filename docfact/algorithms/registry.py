@@ -1,12 +1,16 @@
 """Names -> estimators: what a config's `algorithm:` means, and the papers' names of parameters.
 
 Adding an algorithm is one module (following the contract of docfact/algorithms/__init__.py)
-and one `register` line below.
+and one `register` line below; or, without touching docfact, a config names the estimator as
+"module:Class" (estimator_class).
 """
 
+import importlib
+import os
 import re
+import sys
 
-from sklearn.base import ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin
 
 from docfact import algorithms as alg
 
@@ -35,6 +39,41 @@ register("semi_lccf", alg.SemiLCCF)
 register("cnpcf", alg.CNPCF)
 register("gdcf", alg.GDCF)
 register("rcf", alg.RCF)
+
+
+_OWN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def estimator_class(name) -> type:
+    """The estimator a config's `algorithm:` names: a registered name, or "module:Class", a
+    user's estimator imported from the current folder or PYTHONPATH. The current folder is put
+    on sys.path as `python -m` does; the runner's worker processes start with this sys.path and
+    import the module alike. ValueError, one line, for a name that names no estimator."""
+    if isinstance(name, str) and name in ALGORITHMS:
+        return ALGORITHMS[name]
+    if not isinstance(name, str) or not _OWN.fullmatch(name):
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(sorted(ALGORITHMS))}, "
+                         "or an estimator of your own as module:Class")
+    module, _, attr = name.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    try:
+        estimator = getattr(importlib.import_module(module), attr)
+    except ModuleNotFoundError as e:
+        if e.name is None or not module.startswith(e.name):
+            raise ValueError(f"algorithm {name!r}: importing {module} failed: {e}") from None
+        raise ValueError(f"algorithm {name!r}: no module {module} in the current folder or on "
+                         "PYTHONPATH") from None
+    except AttributeError:
+        raise ValueError(f"algorithm {name!r}: module {module} has no {attr}") from None
+    except Exception as e:  # the user's module fails as it is imported
+        raise ValueError(f"algorithm {name!r}: importing {module} failed: "
+                         f"{type(e).__name__}: {e}") from None
+    if not (isinstance(estimator, type) and issubclass(estimator, BaseEstimator)
+            and (issubclass(estimator, ClusterMixin) or hasattr(estimator, "fit_transform"))):
+        raise ValueError(f"algorithm {name!r}: not a scikit-learn estimator with fit_transform "
+                         "(a factorization) or a ClusterMixin (docfact/algorithms/__init__.py)")
+    return estimator
 
 
 def clusters(estimator: type) -> bool:

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from docfact import algorithms as alg
 from docfact.algorithms.engine import EPS, Numerics, numerics
-from docfact.algorithms.registry import ALGORITHMS, clusters, paper_name, paper_words
+from docfact.algorithms.registry import clusters, estimator_class, paper_name, paper_words
 from docfact.config import MethodSpec
 from docfact.errors import ConfigError
 
@@ -89,7 +89,7 @@ class Method(MethodSpec):
 
     @property
     def _class(self) -> type:
-        return ALGORITHMS[self.algorithm]
+        return estimator_class(self.algorithm)
 
     def estimator(self, k: int, random_state=None):
         """A fresh estimator for k clusters; TypeError on an unknown parameter."""
@@ -98,9 +98,10 @@ class Method(MethodSpec):
 
     def validate(self, where: str) -> None:
         """Raise ConfigError (naming `where`) unless the algorithm and parameters are valid."""
-        if not isinstance(self.algorithm, str) or self.algorithm not in ALGORITHMS:
-            raise ConfigError(f"{where}: unknown algorithm {self.algorithm!r}; "
-                              f"known: {', '.join(sorted(ALGORITHMS))}")
+        try:
+            estimator_class(self.algorithm)
+        except ValueError as e:
+            raise ConfigError(f"{where}: {e}") from None
         for reserved in RESERVED:
             if reserved in self.params:
                 raise ConfigError(f"{where}: {reserved!r} is set by the protocol, not the config")
@@ -112,8 +113,9 @@ class Method(MethodSpec):
             unknown = sorted(map(paper_name, set(self.params) - set(known)))
             raise ConfigError(f"{where}: unknown parameter(s) {', '.join(unknown)}; accepted: "
                               f"{', '.join(sorted(map(paper_name, known)))}") from None
-        try:
-            est._validate_params()
+        try:  # declared constraints checked now, not in the first fit (an own class may have none)
+            if hasattr(est, "_parameter_constraints"):
+                est._validate_params()
         except ValueError as e:
             raise ConfigError(f"{where}: {paper_words(str(e))}") from None
 
