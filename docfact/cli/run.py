@@ -170,12 +170,20 @@ def _time_here(name: str, config_path, written: Path) -> str:
               help="markdown: the tables as in tables.md; latex: booktabs "
                    "tables in the paper's layout, best of each k in bold; csv: one row per "
                    "metric, method and k.")
-def show(folder, fmt):
+@click.option("--margins", "method", metavar="METHOD",
+              help="Instead of the tables: METHOD against each other method, AC and NMI "
+                   "margins with their 95% intervals paired over the draws (markdown).")
+def show(folder, fmt, method):
     """Print a results folder's tables again (rebuilt from its files; nothing is written)."""
     from docfact.report import export
+    from docfact.report.margins import render
     from docfact.report.tables import tables
 
-    if fmt == "markdown":
+    if method is not None:
+        if fmt != "markdown":
+            raise click.BadParameter("margins are printed as markdown only", param_hint="--format")
+        click.echo(render(Path(folder), method), nl=False)
+    elif fmt == "markdown":
         click.echo(tables(Path(folder))[0])
     else:
         click.echo({"latex": export.to_latex, "csv": export.to_csv}[fmt](Path(folder)), nl=False)

@@ -1,0 +1,60 @@
+"""One method of a results folder against each of the others: is it ahead on these draws?
+
+Every method of a table clusters the same documents in each run, so the question is answered
+by the differences paired over the draws, as the report judges the papers' claims
+(claims.paired_se): the margin is the method's average over k minus the other's (AC and NMI),
+its 95% interval the paired one, and the verdict "ahead" or "behind" where that interval
+excludes zero, "tie" where it does not.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tabulate import tabulate
+
+from docfact.errors import DocfactError
+from docfact.experiment.aggregate import METRICS, Z95, summarize
+from docfact.experiment.results import read_folder
+from docfact.report.claims import paired_se
+
+
+def margins(folder: Path, method: str) -> pd.DataFrame:
+    """One row per other method of `folder`: for each metric, `method`'s average over k minus
+    the other's (`<metric>`), the half-width of its paired 95% interval (`<metric>_hw`, NaN
+    when some k has fewer than two runs both clustered) and the verdict (`<metric>_verdict`)."""
+    config, runs, _ = read_folder(folder)
+    methods = [m.name for m in config.methods]
+    if method not in methods:
+        raise DocfactError(f"{folder}: no method {method!r}; its methods: {', '.join(methods)}")
+    if runs.empty:
+        raise DocfactError(f"{folder}: no runs recorded yet (docfact run resumes the table)")
+    ks = sorted(int(k) for k in runs["k"].unique())
+    summary = summarize(runs, methods, ks)
+    avg = summary[summary["k"] == "avg"].pivot(index="method", columns="metric", values="mean")
+    rows = []
+    for other in (m for m in methods if m != method):
+        row = {"method": other}
+        for metric in METRICS:
+            margin = float(avg.loc[method, metric] - avg.loc[other, metric])
+            hw = Z95 * paired_se(runs, method, other, metric)
+            row |= {metric: margin, f"{metric}_hw": hw, f"{metric}_verdict": _verdict(margin, hw)}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _verdict(margin: float, hw: float) -> str:
+    if np.isnan(hw) or np.isnan(margin):
+        return "n/a"
+    return "ahead" if margin - hw > 0 else "behind" if margin + hw < 0 else "tie"
+
+
+def render(folder: Path, method: str) -> str:
+    """Markdown: margins(folder, method), one line per other method."""
+    df = margins(folder, method)
+    cells = [[row["method"], *(f"{row[m]:+.4f} ± {row[f'{m}_hw']:.4f} ({row[f'{m}_verdict']})"
+                               for m in METRICS)] for _, row in df.iterrows()]
+    head = (f"{method} against each other method of {folder}: average over k of ours minus "
+            "theirs, ± the half-width of the 95% interval paired over the draws")
+    return head + "\n\n" + tabulate(cells, ["against", *(m.upper() for m in METRICS)],
+                                    tablefmt="github") + "\n"
