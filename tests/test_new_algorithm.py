@@ -155,6 +155,7 @@ def test_an_estimator_of_ones_own_runs_by_module_and_class_name(tmp_path, monkey
     ("own_mf:Nope", OWN_MODULE, "module own_mf has no Nope"),
     ("own_mf:np", OWN_MODULE, "not a scikit-learn estimator"),
     ("own_mf:Projection", "import numpyy\n", "importing own_mf failed: No module named 'numpyy'"),
+    ("own_mf:Projection", "import own\n", "importing own_mf failed: No module named 'own'"),
     ("own_mf:Projection", "def f(:\n", "importing own_mf failed: SyntaxError"),
     ("own_mf:Projection", "raise RuntimeError('boom')\n", "failed: RuntimeError: boom"),
     ("own mf", None, "unknown algorithm 'own mf'; known: "),

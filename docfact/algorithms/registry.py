@@ -60,7 +60,7 @@ def estimator_class(name) -> type:
     try:
         estimator = getattr(importlib.import_module(module), attr)
     except ModuleNotFoundError as e:
-        if e.name is None or not module.startswith(e.name):
+        if e.name is None or not (module == e.name or module.startswith(f"{e.name}.")):
             raise ValueError(f"algorithm {name!r}: importing {module} failed: {e}") from None
         raise ValueError(f"algorithm {name!r}: no module {module} in the current folder or on "
                          "PYTHONPATH") from None
