@@ -10,9 +10,10 @@ record that differs.
 
     python bench/retime.py results/lccf_tdt2 [--methods AA-poly,NC-poly] [--jobs 2] [--k 9,10]
 
-Each folder retimed adds a line to bench/RETIMES.csv (`--ledger`): when, which rows, their
-CPU-hours before and after, the median per-fit ratio, and the load average (1 minute) before
-and after, so that a reader can tell a quiet machine's seconds from a loaded one's.
+Each folder retimed adds a line to bench/RETIMES.csv (`--ledger`): when, which rows (the
+methods that had rows retimed), their CPU-hours before and after, the median per-fit ratio
+(former seconds over new), and the load average (1 minute) before and after, so that a reader
+can tell a quiet machine's seconds from a loaded one's.
 
 Without `--methods`, every method the folder computed itself (a row taken from another folder
 is recorded at 0 s, its cost counted where it was computed, and keeps it).
@@ -113,7 +114,8 @@ def ledger_row(folder: Path, ks, methods: list, replaced: dict, loads: tuple) ->
     return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
             "folder": folder.as_posix(),
             "k": "all" if ks is None else " ".join(map(str, sorted(ks))),
-            "methods": " ".join(methods), "rows": len(replaced),
+            "methods": " ".join(m for m in methods if any(m == key[2] for key in replaced)),
+            "rows": len(replaced),
             "cpu_hours_before": f"{sum(former) / 3600:.3f}",
             "cpu_hours_after": f"{sum(new) / 3600:.3f}",
             "median_ratio": f"{statistics.median(ratios):.2f}" if ratios else "",

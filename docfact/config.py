@@ -39,7 +39,7 @@ import yaml
 
 from docfact import limits
 from docfact.algorithms.engine import Numerics
-from docfact.algorithms.registry import PAPER_NAMES, keyword, paper_name
+from docfact.algorithms.registry import PAPER_NAMES, keyword, own, paper_name, source_digest
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError, ConfigNote
 
@@ -64,11 +64,19 @@ class MethodSpec:
     labels: dict = field(default_factory=lambda: {"rule": "kmeans", "replicates": 20})
     numerics: dict = field(default_factory=dict)
 
+    @property
+    def own_code(self) -> bool:
+        """True for an estimator of the user's own ("module:Class")."""
+        return own(self.algorithm)
+
     def key(self) -> list:
         """What the method's records depend on (the protocol hash); the numerics only when
         set, so that the committed tables keep their hashes."""
         key = [self.name, self.algorithm, self.params, self.labels]
-        return key + [self.numerics] if self.numerics else key
+        key = key + [self.numerics] if self.numerics else key
+        # an estimator of one's own: its code too, so that a folder computed with other code
+        # is refused rather than resumed
+        return key + [{"source": source_digest(self.algorithm)}] if self.own_code else key
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ The memory planned for is the machine's physical memory, or DOCFACT_MEMORY (e.g.
 for more (a larger machine running the table later) or less (a shared one).
 """
 
+import math
 import os
 import re
 
@@ -25,7 +26,8 @@ def memory() -> int:
     text = os.environ.get("DOCFACT_MEMORY")
     if text:
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
-        size = int(float(m[1]) * _UNITS[m[2].upper()]) if m else 0
+        amount = float(m[1]) * _UNITS[m[2].upper()] if m else 0.0
+        size = int(amount) if math.isfinite(amount) else 0
         if size <= 0:
             raise ConfigError(f"DOCFACT_MEMORY: expected a positive amount such as 64G or 512M, "
                               f"got {text[:40]!r}")

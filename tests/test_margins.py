@@ -66,3 +66,14 @@ def test_show_margins_prints_a_line_per_other_method_or_one_error_line():
         res = CliRunner().invoke(main, ["show", str(FOLDER), *args])
         assert res.exit_code == code and message in res.output, res.output
         assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_margins_of_a_folder_with_one_method_is_one_line(tmp_path):
+    from tests.test_hostile import tiny_config
+
+    cfg = tiny_config(tmp_path, methods={"KM": {"algorithm": "kmeans"}})
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["show", str(tmp_path / "out"), "--margins", "KM"])
+    assert res.exit_code == 1 and "KM is its only method, nothing to set it against" in res.output
+    assert len(res.output.strip().splitlines()) == 1, res.output

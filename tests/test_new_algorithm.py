@@ -1,6 +1,7 @@
 """Adding an algorithm is one module and one registry line: a toy estimator defined here,
 registered, runs through `docfact run` on a small CSV corpus and gets its row in the table."""
 
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -129,48 +130,110 @@ class Projection(TransformerMixin, BaseEstimator):
 '''
 
 
-def test_an_estimator_of_ones_own_runs_by_module_and_class_name(tmp_path, monkeypatch):
-    """algorithm: module:Class, a module beside the config (the current folder): no docfact
-    file touched, two worker processes import it as the main process does."""
+@pytest.fixture
+def own_folder(tmp_path, monkeypatch):
+    """The current folder of a user with news.csv and toy.yaml; sys.path and the module cache
+    restored after (a docfact command is a process of its own), no worker of an earlier test
+    kept (it would keep the folder and the modules it started with)."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.path", list(__import__("sys").path))  # the folder added: undone
-    # workers of an earlier test would keep the sys.path they started with; a docfact command
-    # is a process of its own, whose workers start after the config is read
+    monkeypatch.setattr("sys.path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "own_mf", raising=False)
     get_reusable_executor().shutdown(wait=True)
     _labelled_csv(tmp_path / "news.csv")
-    (tmp_path / "own_mf.py").write_text(OWN_MODULE)
-    cfg = yaml.safe_load(open(_config(tmp_path)))
-    cfg["methods"]["Toy"] = {"algorithm": "own_mf:Projection", "scale": 2.0}
-    (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
-    res = CliRunner().invoke(main, ["run", "toy.yaml", "--out", "out", "--jobs", "2"])
+    yield tmp_path
+    sys.modules.pop("own_mf", None)
+    get_reusable_executor().shutdown(wait=True)
+
+
+def _own(folder, module, algorithm="own_mf:Projection", **params) -> str:
+    """own_mf.py holding `module` (None: no file) and toy.yaml naming `algorithm`."""
+    if module is not None:
+        (folder / "own_mf.py").write_text(module)
+    sys.modules.pop("own_mf", None)  # a new command: the module read again
+    cfg = yaml.safe_load(open(_config(folder)))
+    cfg["methods"]["Toy"] = {"algorithm": algorithm, **params}
+    (folder / "toy.yaml").write_text(yaml.safe_dump(cfg))
+    return "toy.yaml"
+
+
+def _toy_runs(folder):
+    runs = pd.read_csv(folder / "runs.csv")
+    return runs[runs.method == "Toy"].reset_index(drop=True)
+
+
+def test_an_estimator_of_ones_own_runs_by_module_and_class_name(own_folder):
+    """algorithm: module:Class, a module beside the config (the current folder): no docfact
+    file touched, two worker processes import it as the main process does."""
+    cfg = _own(own_folder, OWN_MODULE, scale=2.0)
+    res = CliRunner().invoke(main, ["run", cfg, "--out", "out", "--jobs", "2"])
     assert res.exit_code == 0, res.output
-    runs = pd.read_csv(tmp_path / "out" / "runs.csv")
-    toy_runs = runs[runs.method == "Toy"]
+    toy_runs = _toy_runs(own_folder / "out")
     assert len(toy_runs) == 2 * 2 and (toy_runs.status == "ok").all(), toy_runs
     assert toy_runs["ac"].between(0, 1).all()
+    assert not (own_folder / "__pycache__").exists()  # nothing written beside the module
+
+
+def test_records_of_ones_own_estimator_depend_on_its_code(own_folder):
+    """Edited code is a different protocol for the folder it computed (refused, not resumed),
+    and a donor's rows of it are never taken: they are computed again."""
+    cfg = _own(own_folder, OWN_MODULE)
+    assert CliRunner().invoke(main, ["run", cfg, "--out", "out", "--jobs", "1"]).exit_code == 0
+    before = (own_folder / "out" / "runs.csv").read_bytes()
+    cfg = _own(own_folder, OWN_MODULE.replace("X @ R.T", "X @ (R ** 8).T"))
+    res = CliRunner().invoke(main, ["run", cfg, "--out", "out", "--jobs", "1"])
+    assert res.exit_code == 2 and "the code of one's own changed" in res.output, res.output
+    assert (own_folder / "out" / "runs.csv").read_bytes() == before
+    for out, donors in (("fresh", []), ("donated", ["--donors", "out"])):
+        res = CliRunner().invoke(main, ["run", cfg, "--out", out, "--jobs", "1", *donors])
+        assert res.exit_code == 0, res.output
+    fresh, donated = _toy_runs(own_folder / "fresh"), _toy_runs(own_folder / "donated")
+    pd.testing.assert_frame_equal(donated, fresh)
+    assert not np.allclose(fresh["nmi"], _toy_runs(own_folder / "out")["nmi"])
+
+
+def test_a_defect_of_ones_own_estimator_stops_the_table_in_one_line(own_folder):
+    """A TypeError in its fit_transform is a defect: one line naming the method, exit 1; a
+    ValueError is a run it cannot cluster, recorded as failed (here: every run, exit 1)."""
+    broken = OWN_MODULE.replace("rng = np.random", "len(None)\n        rng = np.random")
+    res = CliRunner().invoke(main, ["run", _own(own_folder, broken), "--out", "out"])
+    assert res.exit_code == 1 and "Traceback" not in res.output, res.output
+    assert ("docfact: error: methods.Toy (own_mf:Projection) at k = " in res.output
+            and "TypeError: object of type 'NoneType' has no len()" in res.output), res.output
+    refuses = OWN_MODULE.replace("rng = np.random",
+                                 "raise ValueError('p')\n        rng = np.random")
+    res = CliRunner().invoke(main, ["run", _own(own_folder, refuses), "--out", "out2"])
+    assert res.exit_code == 1 and "Toy failed on every run" in res.output, res.output
+    assert (_toy_runs(own_folder / "out2").status == "failed").all()
+
+
+def test_an_estimator_without_n_iter_or_objective_is_recorded_without_them(own_folder):
+    """scikit-learn's TruncatedSVD, named as module:Class, follows all of the contract but
+    n_iter_ and objective_: its runs are recorded, those fields empty."""
+    cfg = _own(own_folder, None, "sklearn.decomposition:TruncatedSVD")
+    res = CliRunner().invoke(main, ["run", cfg, "--out", "out", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    toy_runs = _toy_runs(own_folder / "out")
+    assert (toy_runs.status == "ok").all() and toy_runs.objective.isna().all()
 
 
 @pytest.mark.parametrize("algorithm, module, message", [
     ("no_such_mf:Projection", None, "no module no_such_mf in the current folder or on PYTHONPATH"),
-    ("own_mf:Nope", OWN_MODULE, "module own_mf has no Nope"),
+    ("own_mf:Nope", OWN_MODULE, "own_mf.py) has no Nope"),
     ("own_mf:np", OWN_MODULE, "not a scikit-learn estimator"),
     ("own_mf:Projection", "import numpyy\n", "importing own_mf failed: No module named 'numpyy'"),
     ("own_mf:Projection", "import own\n", "importing own_mf failed: No module named 'own'"),
     ("own_mf:Projection", "def f(:\n", "importing own_mf failed: SyntaxError"),
     ("own_mf:Projection", "raise RuntimeError('boom')\n", "failed: RuntimeError: boom"),
     ("own mf", None, "unknown algorithm 'own mf'; known: "),
+    ("own_mf:Projection", OWN_MODULE.replace(", random_state=None", "").replace(
+        "self.random_state = random_state", ""), "takes no random_state, which the protocol"),
+    ("own_mf:Projection", OWN_MODULE.replace("*, scale=1.0", "*, scale, alpha"),
+     "Projection needs parameter(s) alpha"),
+    ("own_mf:Projection", OWN_MODULE.replace("self.scale = scale", "raise ValueError('no')"),
+     "Projection(scale) raised ValueError: no"),
 ])
-def test_an_estimator_of_ones_own_that_cannot_be_had_is_one_line(tmp_path, monkeypatch,
-                                                                 algorithm, module, message):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.path", list(__import__("sys").path))
-    monkeypatch.delitem(__import__("sys").modules, "own_mf", raising=False)
-    if module is not None:
-        (tmp_path / "own_mf.py").write_text(module)
-    _labelled_csv(tmp_path / "news.csv")
-    cfg = yaml.safe_load(open(_config(tmp_path)))
-    cfg["methods"]["Toy"] = {"algorithm": algorithm}
-    (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
-    res = CliRunner().invoke(main, ["validate", "toy.yaml"])
+def test_an_estimator_of_ones_own_that_cannot_be_had_is_one_line(own_folder, algorithm, module,
+                                                                 message):
+    res = CliRunner().invoke(main, ["validate", _own(own_folder, module, algorithm, scale=1.0)])
     assert res.exit_code == 2 and message in res.output, res.output
     assert len(res.output.strip().splitlines()) == 1, res.output

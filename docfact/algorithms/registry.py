@@ -5,10 +5,13 @@ and one `register` line below; or, without touching docfact, a config names the 
 "module:Class" (estimator_class).
 """
 
+import hashlib
 import importlib
+import inspect
 import os
 import re
 import sys
+from pathlib import Path
 
 from sklearn.base import BaseEstimator, ClusterMixin
 
@@ -44,36 +47,68 @@ register("rcf", alg.RCF)
 _OWN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
+class UnknownAlgorithm(LookupError):
+    """A config's `algorithm:` that names no estimator (one line). Not a failure of a run: a
+    worker that cannot import a user's module stops the table instead of recording runs."""
+
+
+def own(name) -> bool:
+    """True for "module:Class", an estimator of the user's own."""
+    return isinstance(name, str) and ":" in name
+
+
 def estimator_class(name) -> type:
     """The estimator a config's `algorithm:` names: a registered name, or "module:Class", a
-    user's estimator imported from the current folder or PYTHONPATH. The current folder is put
-    on sys.path as `python -m` does; the runner's worker processes start with this sys.path and
-    import the module alike. ValueError, one line, for a name that names no estimator."""
+    user's estimator imported from the current folder (first, as `python -m` does; only for
+    this import, so that it shadows nothing docfact imports later) or PYTHONPATH, writing no
+    __pycache__. The runner's worker processes, started in the same folder, import it alike.
+    UnknownAlgorithm for a name that names no estimator."""
     if isinstance(name, str) and name in ALGORITHMS:
         return ALGORITHMS[name]
     if not isinstance(name, str) or not _OWN.fullmatch(name):
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(sorted(ALGORITHMS))}, "
-                         "or an estimator of your own as module:Class")
+        raise UnknownAlgorithm(f"unknown algorithm {name!r}; known: "
+                               f"{', '.join(sorted(ALGORITHMS))}, or an estimator of your own "
+                               "as module:Class")
     module, _, attr = name.partition(":")
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())
+    here, bytecode = os.getcwd(), sys.dont_write_bytecode
+    sys.path.insert(0, here)
+    sys.dont_write_bytecode = True
     try:
-        estimator = getattr(importlib.import_module(module), attr)
+        found = importlib.import_module(module)
     except ModuleNotFoundError as e:
         if e.name is None or not (module == e.name or module.startswith(f"{e.name}.")):
-            raise ValueError(f"algorithm {name!r}: importing {module} failed: {e}") from None
-        raise ValueError(f"algorithm {name!r}: no module {module} in the current folder or on "
-                         "PYTHONPATH") from None
-    except AttributeError:
-        raise ValueError(f"algorithm {name!r}: module {module} has no {attr}") from None
+            raise UnknownAlgorithm(f"algorithm {name!r}: importing {module} failed: {e}") from None
+        raise UnknownAlgorithm(f"algorithm {name!r}: no module {module} in the current folder "
+                               "or on PYTHONPATH") from None
     except Exception as e:  # the user's module fails as it is imported
-        raise ValueError(f"algorithm {name!r}: importing {module} failed: "
-                         f"{type(e).__name__}: {e}") from None
+        raise UnknownAlgorithm(f"algorithm {name!r}: importing {module} failed: "
+                               f"{type(e).__name__}: {e}") from None
+    finally:
+        del sys.path[sys.path.index(here)]
+        sys.dont_write_bytecode = bytecode
+    where = f"module {module} ({getattr(found, '__file__', None) or 'built in'})"
+    estimator = getattr(found, attr, None)
+    if estimator is None:
+        raise UnknownAlgorithm(f"algorithm {name!r}: {where} has no {attr}")
     if not (isinstance(estimator, type) and issubclass(estimator, BaseEstimator)
             and (issubclass(estimator, ClusterMixin) or hasattr(estimator, "fit_transform"))):
-        raise ValueError(f"algorithm {name!r}: not a scikit-learn estimator with fit_transform "
-                         "(a factorization) or a ClusterMixin (docfact/algorithms/__init__.py)")
+        raise UnknownAlgorithm(f"algorithm {name!r}: {attr} of {where} is not a scikit-learn "
+                               "estimator with fit_transform (a factorization) or a "
+                               "ClusterMixin (docfact/algorithms/__init__.py)")
     return estimator
+
+
+def source_digest(name) -> str | None:
+    """sha256 of the file that defines the estimator "module:Class" (None for a registered
+    name): a record of a user's estimator depends on its code, which the name alone does not
+    fix."""
+    if not own(name):
+        return None
+    try:
+        path = inspect.getsourcefile(estimator_class(name))
+    except TypeError:  # defined where no file holds it
+        return None
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
 
 
 def clusters(estimator: type) -> bool:

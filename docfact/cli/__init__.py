@@ -42,6 +42,7 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the unwinding
     raise _Terminated
 
 
@@ -79,7 +80,7 @@ class _Group(click.Group):
             click.echo(f"docfact: {how}; finished runs are kept, rerun to resume", err=True)
             sys.exit(code)
         finally:
-            if main_thread:
+            if main_thread and former is not None:  # None: a handler not set from Python
                 signal.signal(signal.SIGTERM, former)
 
 

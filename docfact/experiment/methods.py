@@ -10,11 +10,20 @@ import scipy.sparse as sp
 
 from docfact import algorithms as alg
 from docfact.algorithms.engine import EPS, Numerics, numerics
-from docfact.algorithms.registry import clusters, estimator_class, paper_name, paper_words
+from docfact.algorithms.registry import (
+    UnknownAlgorithm,
+    clusters,
+    estimator_class,
+    paper_name,
+    paper_words,
+)
 from docfact.config import MethodSpec
-from docfact.errors import ConfigError
+from docfact.errors import ConfigError, DocfactError
 
 RESERVED = ("n_clusters", "n_components", "random_state")  # set by the protocol
+# what a method may raise on a run it cannot cluster (p above the documents, a singular
+# system): recorded as that run's failure, the table going on
+RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 UNHASHED = ("track_objective",)  # what a fit records, not what it computes
 
 DENSE_ABOVE = 0.5  # fill above which the data go to the methods dense (images, not text)
@@ -73,11 +82,11 @@ class Method(MethodSpec):
         only when set, so that the committed tables keep their hashes. effective: with every
         estimator parameter, defaults included, integral numbers as integers (p: 5 written or
         left to the default, lam 100 or 100.0: the same records)."""
-        params = self.params
-        if effective:
-            params = {name: int(v) if isinstance(v, float) and v.is_integer() else v
-                      for name, v in self.estimator(2).get_params().items()
-                      if name not in RESERVED + UNHASHED}
+        if not effective:
+            return super().key()
+        params = {name: int(v) if isinstance(v, float) and v.is_integer() else v
+                  for name, v in self.estimator(2).get_params().items()
+                  if name not in RESERVED + UNHASHED}
         key = [self.name, self.algorithm, params, self.labels]
         return key + [self.numerics] if self.numerics else key
 
@@ -89,7 +98,10 @@ class Method(MethodSpec):
 
     @property
     def _class(self) -> type:
-        return estimator_class(self.algorithm)
+        try:
+            return estimator_class(self.algorithm)
+        except UnknownAlgorithm as e:  # e.g. a worker that cannot import a user's module
+            raise ConfigError(f"methods.{self.name}: {e}") from None
 
     def estimator(self, k: int, random_state=None):
         """A fresh estimator for k clusters; TypeError on an unknown parameter."""
@@ -99,8 +111,8 @@ class Method(MethodSpec):
     def validate(self, where: str) -> None:
         """Raise ConfigError (naming `where`) unless the algorithm and parameters are valid."""
         try:
-            estimator_class(self.algorithm)
-        except ValueError as e:
+            cls = estimator_class(self.algorithm)
+        except UnknownAlgorithm as e:
             raise ConfigError(f"{where}: {e}") from None
         for reserved in RESERVED:
             if reserved in self.params:
@@ -108,16 +120,35 @@ class Method(MethodSpec):
         try:
             est = self.estimator(2)
         except TypeError:
-            accepted = inspect.signature(self._class).parameters
-            known = sorted(set(accepted) - set(RESERVED))
-            unknown = sorted(map(paper_name, set(self.params) - set(known)))
-            raise ConfigError(f"{where}: unknown parameter(s) {', '.join(unknown)}; accepted: "
-                              f"{', '.join(sorted(map(paper_name, known)))}") from None
+            raise ConfigError(f"{where}: {self._signature_problem(cls)}") from None
+        except Exception as e:  # an estimator of one's own refusing its parameters its own way
+            raise ConfigError(f"{where}: {cls.__name__}({', '.join(self.params)}) raised "
+                              f"{type(e).__name__}: {e}") from None
         try:  # declared constraints checked now, not in the first fit (an own class may have none)
             if hasattr(est, "_parameter_constraints"):
                 est._validate_params()
         except ValueError as e:
             raise ConfigError(f"{where}: {paper_words(str(e))}") from None
+
+    def _signature_problem(self, cls: type) -> str:
+        """Why cls(**params) with the protocol's keywords is refused: keywords the protocol
+        sets that it does not take, parameters it does not know, or ones it needs unset."""
+        accepted = inspect.signature(cls).parameters
+        if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
+            rank = "n_clusters" if clusters(cls) else "n_components"
+            missing = [name for name in (rank, "random_state") if name not in accepted]
+            if missing:
+                return (f"{cls.__name__} takes no {' or '.join(missing)}, which the protocol "
+                        "sets (docfact/algorithms/__init__.py)")
+            known = sorted(set(accepted) - set(RESERVED))
+            unknown = sorted(map(paper_name, set(self.params) - set(known)))
+            if unknown:
+                return (f"unknown parameter(s) {', '.join(unknown)}; accepted: "
+                        f"{', '.join(sorted(map(paper_name, known)))}")
+        needed = [name for name, p in accepted.items() if p.default is p.empty
+                  and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                  and name not in (*RESERVED, *self.params)]
+        return f"{cls.__name__} needs parameter(s) {', '.join(map(paper_name, needed))}"
 
     @property
     def semi_supervised(self) -> bool:
@@ -157,12 +188,23 @@ class Method(MethodSpec):
     def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
         """Cluster the run's documents into k groups: labels and what the fit reports."""
         fit_seed, label_seed = split_seed(seed)
-        est, out = self.fit(artefacts, k, fit_seed)
+        try:
+            est, out = self.fit(artefacts, k, fit_seed)
+        except RUN_FAILURES:
+            raise
+        except Exception as e:  # a defect of a user's estimator: one line, the table stopped
+            if not self.own_code:
+                raise
+            raise DocfactError(f"methods.{self.name} ({self.algorithm}) at k = {k}: "
+                               f"{type(e).__name__}: {e}") from None
         if not self.factorizes:  # k-means' objective picks among sub-runs, never recorded
             return {"labels": out, "inertia": getattr(est, "inertia_", None)}
         # objective_: the history docfact's estimators keep, or a user's estimator's last value
-        return {"labels": self.read_out(out, k, label_seed), "n_iter": est.n_iter_,
-                "objective": float(np.ravel(est.objective_)[-1])}
+        # (or none: the contract asks for both, a record does without them)
+        objective = getattr(est, "objective_", None)
+        return {"labels": self.read_out(np.asarray(out), k, label_seed),
+                "n_iter": getattr(est, "n_iter_", None),
+                "objective": None if objective is None else float(np.ravel(objective)[-1])}
 
     def read_out(self, V: np.ndarray, k: int, label_seed: int) -> np.ndarray:
         """The clusters (n,) of a factorization's V (n, k) by the method's label reader: argmax

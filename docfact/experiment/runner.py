@@ -16,7 +16,6 @@ from contextlib import ExitStack, contextmanager
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
 from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
@@ -26,14 +25,11 @@ from docfact.config import Config, dump_yaml, parse_config
 from docfact.datasets.stats import duplicate_documents
 from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, DataError, DocfactError
-from docfact.experiment.methods import Artefacts
+from docfact.experiment.methods import RUN_FAILURES, Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
 from docfact.experiment.results import read_setup, read_timings
 from docfact.experiment.store import FIELDS, Lock, RunStore, check_format, read_records
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
-
-# What a method may raise on one run without stopping the table: recorded as a failed run.
-RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
 def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
@@ -72,8 +68,9 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         digest = plan.data_hash()
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
-                raise ConfigError(f"{out} holds runs of a different protocol (data, seed or "
-                                  "methods changed); choose --out, or --fresh to discard them")
+                raise ConfigError(f"{out} holds runs of a different protocol (data, seed, "
+                                  "methods or the code of one's own changed); choose --out, "
+                                  "or --fresh to discard them")
             check_format(old, out)
             if old.get("data_hash") != digest:
                 raise ConfigError(f"{out} holds runs on other contents of the data file; "
@@ -229,8 +226,10 @@ def _donated(folder: Path, config: Config, digest) -> dict:
         donor = resolve(read_setup(folder)[0])
     except DocfactError:  # not a results folder, or methods this docfact no longer has
         return {}
-    keys = {m.name: row_key(donor, m) for m in donor.methods}
-    names = {m.name for m in config.methods if keys.get(m.name) == row_key(config, m)}
+    # an estimator of one's own is never taken: its code may differ from the donor's
+    keys = {m.name: row_key(donor, m) for m in donor.methods if not m.own_code}
+    names = {m.name for m in config.methods
+             if not m.own_code and keys.get(m.name) == row_key(config, m)}
     if not names:
         return {}
     try:

@@ -4,7 +4,10 @@ Every method of a table clusters the same documents in each run, so the question
 by the differences paired over the draws, as the report judges the papers' claims
 (claims.paired_se): the margin is the method's average over k minus the other's (AC and NMI),
 its 95% interval the paired one, and the verdict "ahead" or "behind" where that interval
-excludes zero, "tie" where it does not.
+excludes zero, "tie" where it does not, "n/a" where some k has fewer than two runs both
+clustered. The margin compares each method's own averages, as a paper's claim does; the
+interval comes from the runs both clustered, so a method that fails on draws the other
+clusters is judged on its successes (the tables count its failed runs).
 """
 
 from pathlib import Path
@@ -27,6 +30,8 @@ def margins(folder: Path, method: str) -> pd.DataFrame:
     methods = [m.name for m in config.methods]
     if method not in methods:
         raise DocfactError(f"{folder}: no method {method!r}; its methods: {', '.join(methods)}")
+    if len(methods) < 2:
+        raise DocfactError(f"{folder}: {method} is its only method, nothing to set it against")
     if runs.empty:
         raise DocfactError(f"{folder}: no runs recorded yet (docfact run resumes the table)")
     ks = sorted(int(k) for k in runs["k"].unique())
@@ -55,6 +60,7 @@ def render(folder: Path, method: str) -> str:
     cells = [[row["method"], *(f"{row[m]:+.4f} ± {row[f'{m}_hw']:.4f} ({row[f'{m}_verdict']})"
                                for m in METRICS)] for _, row in df.iterrows()]
     head = (f"{method} against each other method of {folder}: average over k of ours minus "
-            "theirs, ± the half-width of the 95% interval paired over the draws")
+            "theirs, ± the half-width of the 95% interval paired over the draws (n/a: some k "
+            "has fewer than two runs both clustered)")
     return head + "\n\n" + tabulate(cells, ["against", *(m.upper() for m in METRICS)],
                                     tablefmt="github") + "\n"
