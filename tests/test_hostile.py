@@ -356,17 +356,14 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-@pytest.mark.parametrize("who", ["main", "group"])
-def test_a_killed_main_process_leaves_no_worker_computing(tmp_path, who):
-    """SIGKILL the main process alone (its workers get no signal) or its whole group while
-    two workers compute runs that take minutes: within 10 seconds no worker is left (loky's
-    would finish their run first)."""
+def _computing_run(tmp_path, stderr=subprocess.DEVNULL) -> tuple:
+    """(process, its two loky workers) of a `docfact run` in a session of its own, once both
+    workers compute runs that take minutes."""
     cfg = tiny_config(tmp_path, runs=2, methods={
         "NMF": {"algorithm": "nmf", "max_iter": 10**7, "min_iter": 10**7}})
     proc = subprocess.Popen([sys.executable, "-m", "docfact", "run", str(cfg), "--out",
                              str(tmp_path / "out"), "--jobs", "2", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=stderr, text=True,
                             start_new_session=True)
     deadline = time.time() + 180
     workers = []
@@ -375,22 +372,45 @@ def test_a_killed_main_process_leaves_no_worker_computing(tmp_path, who):
         if len(workers) == 2 and all(_cpu_ticks(p) > 100 for p in workers):  # computing
             break
         time.sleep(0.1)
+    return proc, workers
+
+
+def _signal(proc, who: str, signum) -> None:
+    """`signum` to the main process alone or to its whole group."""
+    if who == "main":
+        os.kill(proc.pid, signum)
+    else:
+        os.killpg(proc.pid, signum)
+
+
+def _no_worker_left(workers, within: float = 10) -> list:
+    deadline = time.time() + within
+    while time.time() < deadline and any(map(_alive, workers)):
+        time.sleep(0.1)
+    return [p for p in workers if _alive(p)]
+
+
+def _kill(pids) -> None:
+    for p in pids:
+        if _alive(p):
+            os.kill(p, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("who", ["main", "group"])
+def test_a_killed_main_process_leaves_no_worker_computing(tmp_path, who):
+    """SIGKILL the main process alone (its workers get no signal) or its whole group while
+    two workers compute runs that take minutes: within 10 seconds no worker is left (loky's
+    would finish their run first)."""
+    proc, workers = _computing_run(tmp_path)
     try:
         assert proc.poll() is None and len(workers) == 2, "kill the run mid-protocol"
-        if who == "main":
-            os.kill(proc.pid, signal.SIGKILL)
-        else:
-            os.killpg(proc.pid, signal.SIGKILL)
+        _signal(proc, who, signal.SIGKILL)
         proc.wait()
-        deadline = time.time() + 10
-        while time.time() < deadline and any(map(_alive, workers)):
-            time.sleep(0.1)
-        left = [p for p in workers if _alive(p)]
+        left = _no_worker_left(workers)
         assert not left, f"workers still computing after their main process was killed: {left}"
     finally:
-        for p in [proc.pid, *workers]:
-            if _alive(p):
-                os.kill(p, signal.SIGKILL)
+        _kill([proc.pid, *workers])
     with Lock(tmp_path / "out"):  # the folder is not left locked: a rerun resumes
         pass
 
@@ -401,39 +421,19 @@ def test_a_terminated_run_says_so_in_one_line_and_leaves_the_folder_unlocked(tmp
     """SIGTERM (a batch system's time limit) to the main process or its whole group while two
     workers compute: one line, exit 143, no lock file and no worker left, as after Ctrl-C
     (formerly: killed by the signal, the lock file and loky's leak warnings left behind)."""
-    cfg = tiny_config(tmp_path, runs=2, methods={
-        "NMF": {"algorithm": "nmf", "max_iter": 10**7, "min_iter": 10**7}})
-    proc = subprocess.Popen([sys.executable, "-m", "docfact", "run", str(cfg), "--out",
-                             str(tmp_path / "out"), "--jobs", "2", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    deadline = time.time() + 180
-    workers = []
-    while time.time() < deadline and proc.poll() is None:
-        workers = _loky_workers(proc.pid)
-        if len(workers) == 2 and all(_cpu_ticks(p) > 100 for p in workers):  # computing
-            break
-        time.sleep(0.1)
+    proc, workers = _computing_run(tmp_path, stderr=subprocess.PIPE)
     try:
         assert proc.poll() is None and len(workers) == 2, "terminate the run mid-protocol"
-        if who == "main":
-            os.kill(proc.pid, signal.SIGTERM)
-        else:
-            os.killpg(proc.pid, signal.SIGTERM)
+        _signal(proc, who, signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 143, err
         assert err.splitlines()[-1] == ("docfact: terminated; finished runs are kept, rerun "
                                         "to resume"), err
         assert "Traceback" not in err and "Warning" not in err, err
         assert not (tmp_path / "out" / ".lock").exists()
-        deadline = time.time() + 10
-        while time.time() < deadline and any(map(_alive, workers)):
-            time.sleep(0.1)
-        assert not [p for p in workers if _alive(p)]
+        assert not _no_worker_left(workers)
     finally:
-        for p in [proc.pid, *workers]:
-            if _alive(p):
-                os.kill(p, signal.SIGKILL)
+        _kill([proc.pid, *workers])
 
 
 def test_a_method_named_by_a_bare_number_is_refused_up_front(tmp_path):
