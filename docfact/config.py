@@ -69,10 +69,11 @@ class MethodSpec:
         """True for an estimator of the user's own ("module:Class")."""
         return own(self.algorithm)
 
-    def key(self) -> list:
-        """What the method's records depend on (the protocol hash); the numerics only when
-        set, so that the committed tables keep their hashes."""
-        key = [self.name, self.algorithm, self.params, self.labels]
+    def key(self, params=None) -> list:
+        """What the method's records depend on (the protocol hash), with its `params` (the
+        config's when None); the numerics only when set, so that the committed tables keep
+        their hashes."""
+        key = [self.name, self.algorithm, self.params if params is None else params, self.labels]
         key = key + [self.numerics] if self.numerics else key
         # an estimator of one's own: its code too, so that a folder computed with other code
         # is refused rather than resumed

@@ -84,11 +84,9 @@ class Method(MethodSpec):
         left to the default, lam 100 or 100.0: the same records)."""
         if not effective:
             return super().key()
-        params = {name: int(v) if isinstance(v, float) and v.is_integer() else v
-                  for name, v in self.estimator(2).get_params().items()
-                  if name not in RESERVED + UNHASHED}
-        key = [self.name, self.algorithm, params, self.labels]
-        return key + [self.numerics] if self.numerics else key
+        return super().key({name: int(v) if isinstance(v, float) and v.is_integer() else v
+                            for name, v in self.estimator(2).get_params().items()
+                            if name not in RESERVED + UNHASHED})
 
     def with_numerics(self, numerics: dict) -> "Method":
         """This method computing with `numerics` (validated; defaults dropped)."""

@@ -180,8 +180,8 @@ def _check_patch(patch, where: str) -> None:
                                   f"{', '.join(sorted(SETTABLE[key]))}")
         elif key in ("algorithms", "methods"):
             _check_unstated(patch, key, where)
-            unknown = sorted(set(patch[key] or {}) - set(ALGORITHMS))
-            if key == "algorithms" and unknown:
+            unknown = sorted(set(patch[key] or {}) - set(ALGORITHMS)) if key == "algorithms" else []
+            if unknown:
                 raise ConfigError(f"{where}.set.algorithms: unknown algorithm {unknown[0]!r}")
         elif key != "labels":
             raise ConfigError(f"{where}.set: unknown key {key!r}; allowed: algorithms, data, "

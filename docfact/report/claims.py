@@ -32,11 +32,19 @@ def judge(config, summary: pd.DataFrame, runs: pd.DataFrame) -> list:
             rival = avg.loc[over, metric].idxmax()
             row[metric] = float(avg.loc[method, metric])
             row[f"{metric}_rival"] = rival
-            row[f"{metric}_margin"] = row[metric] - float(avg.loc[rival, metric])
-            row[f"{metric}_margin_hw"] = Z95 * paired_se(runs, method, rival, metric)
+            row[f"{metric}_margin"], row[f"{metric}_margin_hw"] = margin(avg, runs, method,
+                                                                         rival, metric)
         row["holds"] = row["ac_margin"] > 0
         out.append(row)
     return out
+
+
+def margin(avg: pd.DataFrame, runs: pd.DataFrame, method: str, rival: str,
+           metric: str) -> tuple:
+    """(method's average over k minus rival's, the half-width of its 95% interval paired over
+    the draws), `avg` the averages (method x metric) of the table's `runs`."""
+    return (float(avg.loc[method, metric] - avg.loc[rival, metric]),
+            Z95 * paired_se(runs, method, rival, metric))
 
 
 def paired_se(runs: pd.DataFrame, method: str, rival: str, metric: str) -> float:

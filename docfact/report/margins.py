@@ -2,7 +2,7 @@
 
 Every method of a table clusters the same documents in each run, so the question is answered
 by the differences paired over the draws, as the report judges the papers' claims
-(claims.paired_se): the margin is the method's average over k minus the other's (AC and NMI),
+(claims.margin): the margin is the method's average over k minus the other's (AC and NMI),
 its 95% interval the paired one, and the verdict "ahead" or "behind" where that interval
 excludes zero, "tie" where it does not, "n/a" where some k has fewer than two runs both
 clustered. The margin compares each method's own averages, as a paper's claim does; the
@@ -17,9 +17,9 @@ import pandas as pd
 from tabulate import tabulate
 
 from docfact.errors import DocfactError
-from docfact.experiment.aggregate import METRICS, Z95, summarize
+from docfact.experiment.aggregate import METRICS, summarize
 from docfact.experiment.results import read_folder
-from docfact.report.claims import paired_se
+from docfact.report.claims import margin
 
 
 def margins(folder: Path, method: str) -> pd.DataFrame:
@@ -41,9 +41,8 @@ def margins(folder: Path, method: str) -> pd.DataFrame:
     for other in (m for m in methods if m != method):
         row = {"method": other}
         for metric in METRICS:
-            margin = float(avg.loc[method, metric] - avg.loc[other, metric])
-            hw = Z95 * paired_se(runs, method, other, metric)
-            row |= {metric: margin, f"{metric}_hw": hw, f"{metric}_verdict": _verdict(margin, hw)}
+            ours, hw = margin(avg, runs, method, other, metric)
+            row |= {metric: ours, f"{metric}_hw": hw, f"{metric}_verdict": _verdict(ours, hw)}
         rows.append(row)
     return pd.DataFrame(rows)
 
