@@ -16,11 +16,12 @@ The estimator contract (read by registry.py; a new algorithm is a module and a `
   (TransformerMixin: `n_components`, `fit_transform(X)` -> V, `n_iter_`, `objective_` (the
   objective history, its last entry the final value), `track_objective` to record every
   iteration);
-- class attributes say what a run hands over: `semi_supervised` (fit(X, y): y the partial
-  labels, -1 for the unlabelled samples; or fit(X, constraints=Z), Z sparse (n_samples,
-  n_samples), +1 must-link, -1 cannot-link), `uses_graph` (fit(X, W=...): the run's p-NN graph,
-  built with the parameters `p` and `weight`), `uses_kernel` (parameters `kernel` and `degree`;
-  kernel="precomputed" takes K in place of X, so that a run computes a kernel once).
+- class attributes say what a run hands over: `uses_kernel` (parameters `kernel` and `degree`;
+  kernel="precomputed" takes K in place of X, so that a run computes a kernel once); to a
+  factorization also `semi_supervised` (fit_transform(X, y=...): y the partial labels, -1 for
+  the unlabelled samples; or fit_transform(X, constraints=Z), Z sparse (n_samples, n_samples),
+  +1 must-link, -1 cannot-link) and `uses_graph` (fit_transform(X, W=...): the run's p-NN
+  graph, built with the parameters `p` and `weight`).
 """
 
 from docfact.algorithms.cf import CF, LCCF

@@ -39,9 +39,9 @@ def report(results, readme, configs):
                + (f", summary line in {readme}" if readme else ""), err=True)
 
 
-@click.group()
+@click.group(short_help="Figures (k, convergence, anchors).")
 def plot():
-    """Figures from result folders."""
+    """Figures: from a results folder (k), or recomputed (convergence, anchors)."""
 
 
 @plot.command("k", short_help="AC and NMI against k for a results folder.")

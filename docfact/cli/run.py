@@ -283,8 +283,8 @@ def validate(config_paths):
               help="Folder (default: results/<config name>/sweep).")
 @data_options
 def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
-    """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6): sweep-PARAM.csv,
-    .png and .svg."""
+    """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6):
+    sweep-METHOD-PARAM[-by-PARAM2].csv, .png and .svg, one results folder per value."""
     from docfact import atomic
     from docfact.experiment.plan import load as load_config
     from docfact.experiment.runner import result_folders
