@@ -9,6 +9,7 @@ from docfact.algorithms import CCF, CF, CNPCF, GDCF, LCCF, RCF, KMeans, SemiLCCF
 from docfact.algorithms.engine import numerics
 from docfact.algorithms.graphs import (
     LINKS,
+    ClassCannotLinks,
     ConstrainedGraph,
     constrained_weights,
     degrees,
@@ -37,6 +38,26 @@ def test_pair_constraints_against_brute_force(data):
             both = yp[i] >= 0 and yp[j] >= 0
             assert M[i, j] == (both and i != j and yp[i] == yp[j])
             assert C[i, j] == (both and yp[i] != yp[j])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("lam_h", [1.0, 0.3])
+def test_cannot_links_by_class_give_the_sparse_products_digits(dtype, lam_h):
+    """C V one row per labelled class equals scipy's C @ V bit for bit (CNPCF's records keep
+    their digits), for one start (k = 2, 7) and ten at once, a class of one labelled sample,
+    and unlabelled rows (zero)."""
+    rng = np.random.default_rng(3)
+    y = np.full(400, -1)
+    y[rng.choice(400, 150, replace=False)] = rng.integers(0, 6, 150)
+    y[np.flatnonzero(y == 5)[1:]] = -1  # class 5: one labelled sample
+    C = (lam_h * pair_constraints(y)[1]).astype(dtype)
+    links = ClassCannotLinks(C, y)
+    for k in (2, 7, 70):
+        V = rng.random((400, k)).astype(dtype) * rng.choice([1e-3, 1, 1e3], (400, 1))
+        expected = C @ V
+        got = links @ V
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+        assert not got[y < 0].any()
 
 
 def test_labelled_graph_overwrites_the_labelled_block_only(data):

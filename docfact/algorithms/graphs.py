@@ -193,6 +193,35 @@ def pair_constraints(y) -> tuple:
                  for mask in (same, differ))
 
 
+class ClassCannotLinks:
+    """C V for the cannot-links C (n, n) of pair_constraints from partial labels y, C scaled
+    and cast as a rule holds it. Every labelled sample of a class is cannot-linked to the same
+    samples, in the same order, so C V has one distinct row per class: each is summed as
+    scipy's product sums a row of C (its entries a_j v_j added from the left, in their stored
+    order; numpy's sum over the first axis adds rows in order) and copied to the class's rows.
+    The digits of C @ V at O(classes x labelled x k), where the product is O(labelled^2 x k):
+    3.1 million entries at t = 20% of 9000 documents in 30 classes."""
+
+    def __init__(self, C: sp.csr_matrix, y: np.ndarray):
+        self.C = C
+        idx, codes = labelled_classes(y)
+        self.classes = []
+        for c in range(codes.max() + 1 if len(codes) else 0):
+            rows = idx[codes == c]
+            s, e = C.indptr[rows[0]], C.indptr[rows[0] + 1]
+            a = C.data[s:e]
+            self.classes.append((rows, C.indices[s:e], None if (a == 1).all() else a[:, None]))
+
+    def __matmul__(self, V: np.ndarray) -> np.ndarray:
+        if V.ndim != 2 or V.shape[1] < 2:  # a single column would be summed pairwise
+            return self.C @ V
+        out = np.zeros((self.C.shape[0], V.shape[1]), dtype=np.result_type(self.C.dtype, V))
+        for rows, cols, a in self.classes:
+            if len(cols):
+                out[rows] = np.add.reduce(V[cols] if a is None else a * V[cols], axis=0)
+        return out
+
+
 def labelled_graph(W, y: np.ndarray) -> sp.csr_matrix:
     """SemiLCCF's graph (LCCF paper Section 3.4): the labelled x labelled block of the p-NN
     affinity W (n, n) overwritten, 1 for every pair of one class, 0 for pairs of different

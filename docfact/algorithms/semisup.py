@@ -18,6 +18,7 @@ from docfact.algorithms.cf import CF, LCCF, LCCFRule
 from docfact.algorithms.engine import fast_products, graph_term, mu_step, rescale
 from docfact.algorithms.graphs import (
     LINKS,
+    ClassCannotLinks,
     ConstrainedGraph,
     constrained_weights,
     degrees,
@@ -97,6 +98,8 @@ class CNPCFRule(LCCFRule):
         self.d_M = degrees(self.M)
         self.M, self.C = self.M.astype(self.dtype), self.C.astype(self.dtype)
         self.d_M = self.d_M.astype(self.dtype, copy=False)
+        if not sp.issparse(y):  # links from labels: C V one row per class, the same digits
+            self.C = ClassCannotLinks(self.C, y)
 
     def penalize(self, V, num, den, WV):
         num, den = super().penalize(V, num, den, WV)
