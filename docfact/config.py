@@ -382,8 +382,13 @@ def method_params(spec: dict, where: str) -> dict:
 
 
 def _check_schema(raw, where: str) -> None:
-    """ConfigError 'where: key.path: reason' for the most relevant departure from the schema."""
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(raw))
+    """ConfigError 'where: key.path: reason' for the most relevant departure from the schema:
+    an unknown key first (a misspelt `protocl:` also leaves `protocol` missing, which says
+    less), else jsonschema's best match."""
+    errors = list(_validator().iter_errors(raw))
+    unknown = [e for e in errors if e.validator == "additionalProperties"]
+    error = (min(unknown, key=lambda e: len(e.absolute_path)) if unknown
+             else jsonschema.exceptions.best_match(errors))
     if error is not None:
         raise ConfigError(_schema_message(error, raw, where))
 

@@ -59,6 +59,17 @@ def test_schema_errors_name_line_key_and_allowed_values(tmp_path, edit, expected
     assert res.exit_code == 2 and res.output == f"docfact: error: {path}, {expected}\n"
 
 
+def test_run_names_a_misspelt_key_not_the_key_it_leaves_missing(tmp_path):
+    """`protocl:` for `protocol:`: `run` (which stops at the first problem) names the unknown
+    key with the allowed ones, not only the missing `protocol`."""
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD.replace("protocol:", "protocl:"))
+    res = run_cli("run", path, "--out", tmp_path / "out")
+    assert res.exit_code == 2 and res.output.startswith(
+        f"docfact: error: {path}, line 5 (protocl): unknown key 'protocl'; allowed: "), res.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_good_config_validates(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(GOOD)

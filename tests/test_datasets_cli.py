@@ -24,6 +24,13 @@ def _assert_one_line_error(result, code, *fragments):
         assert fragment in lines[0]
 
 
+def test_a_mirror_folder_that_is_not_there_is_said(empty_cache, tmp_path):
+    """A mistyped --mirror is one line, not a silent turn to the public addresses."""
+    _assert_one_line_error(_run("--mirror", tmp_path / "nope", "fetch", "orl"), 1,
+                           f"mirror {tmp_path / 'nope'} (--mirror or DOCFACT_MIRROR): no such "
+                           "folder")
+
+
 def test_statistics_of_a_small_corpus():
     X = sp.csr_matrix(np.array([[1, 0, 0, 2], [0, 0, 0, 1], [3, 0, 0, 0], [1, 0, 1, 0],
                                 [0, 0, 0, 1], [0, 0, 0, 0]]))

@@ -14,7 +14,7 @@ import pytest
 from docfact.datasets import fetch as fetch_module
 from docfact.datasets.fetch import fetch, resolve_data_dir, verify
 from docfact.datasets.registry import entry, registry
-from docfact.errors import DataError
+from docfact.errors import DataError, DataNote
 
 
 def _with_urls(monkeypatch, name, urls):
@@ -97,7 +97,8 @@ def test_mirror_without_the_file_falls_back_to_the_public_addresses(
         "orl",
         [str(tmp_path / "nowhere" / "ORL_32x32.mat"), (mirror_dir / "ORL_32x32.mat").as_uri()],
     )
-    path = fetch("orl", mirror=empty_mirror)
+    with pytest.warns(DataNote, match=r"downloaded ORL_32x32.mat from file://.* into "):
+        path = fetch("orl", mirror=empty_mirror)  # a public address: a note says which
     assert filecmp.cmp(path, mirror_dir / "ORL_32x32.mat", shallow=False)
 
 

@@ -509,6 +509,24 @@ def test_records_that_are_not_docfacts_are_refused_and_kept(tmp_path, clean, dam
     assert _snapshot(out) == before
 
 
+@pytest.mark.parametrize("name", ["config.yaml", "tables.md", "k.png"])
+def test_a_users_own_files_in_out_are_never_overwritten(tmp_path, clean, name):
+    """`--out .` in the folder of one's own config (or any folder without a manifest holding a
+    file a table writes): one line, with or without --fresh, the file as it was; a config.yaml
+    as the table writes it (a run cut short before its manifest) resumes."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / name).write_text("# my own notes\n")
+    for fresh in ((), ("--fresh",)):
+        res = cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet", *fresh)
+        one_line_error(res)
+        assert f"{out / name} is not docfact's" in res.output, res.output
+        assert (out / name).read_text() == "# my own notes\n"
+    if name == "config.yaml":
+        shutil.copy(clean[1] / "config.yaml", out / name)
+        assert cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet").exit_code == 0
+
+
 def test_fresh_never_discards_another_tables_runs(tmp_path, clean):
     """--fresh (the remedy a refusal names) into a folder of another table is refused; the
     folder's own table may start over."""
@@ -549,7 +567,10 @@ def test_jobs_is_a_positive_number_or_minus_one(tmp_path, clean, command, jobs):
     (["sweep", "{cfg}", "--param", "NMF.max_iter=10", "--out", " "], "Invalid value for "
      "'--out': give a folder"),
     (["plot", "anchors", "--out", ""], "Invalid value for '--out': give a folder"),
-    (["run", "{cfg}", "--k", "2,,3"], "--k: expected comma-separated integers, got '2,,3'"),
+    (["run", "{cfg}", "--k", "2,,3"],
+     "--k: expected comma-separated integers or ranges a..b, got '2,,3'"),
+    (["run", "{cfg}", "--k", "5..3"], "--k: a range 'a..b' needs 2 <= a <= b, got '5..3'"),
+    (["run", "{cfg}", "--k", "2..99999999999"], "--k: the 99999999998 k values of"),
 ])
 def test_clicks_own_errors_are_one_line(clean, args, message):
     res = CliRunner().invoke(main, [a.format(cfg=clean[0]) for a in args], prog_name="docfact")
@@ -570,6 +591,12 @@ def test_a_repeated_k_is_refused_as_in_a_config(tmp_path, clean, ks):
     one_line_error(res, 2)
     assert f"--k: must be a list without repeated values, got '{ks}'" in res.output
     assert not (tmp_path / "x").exists()
+
+
+def test_k_takes_ranges_as_a_config_does(tmp_path, clean):
+    """--k 2..3 is --k 2,3: the folder's records (resumed from the complete table) print."""
+    res = cli("run", clean[0], "--k", "2..3", "--out", clean[1], "--quiet")
+    assert res.exit_code == 0 and "4 of 4 runs already recorded" in res.output, res.output
 
 
 def test_no_more_workers_start_than_runs_are_left(tmp_path, clean, monkeypatch):

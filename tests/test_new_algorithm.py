@@ -206,6 +206,21 @@ def test_a_defect_of_ones_own_estimator_stops_the_table_in_one_line(own_folder):
     assert (_toy_runs(own_folder / "out2").status == "failed").all()
 
 
+@pytest.mark.parametrize("returned, message", [
+    ("np.asarray(X @ R.T).T", "fit_transform returned shape (3, 45), expected V (45, "),
+    ("np.asarray(X @ R.T)[:-1]", "expected V ("),
+    ("np.full((X.shape[0], 2), np.nan)", "V with NaN or infinite entries"),
+])
+def test_an_estimator_returning_no_v_stops_the_table_in_one_line(own_folder, returned, message):
+    """V transposed, short of a row, or not finite: one line saying what V must be, exit 1,
+    where it reached the label reader (scikit-learn's messages about other things)."""
+    bad = OWN_MODULE.replace("return np.asarray(X @ R.T)", f"return {returned}")
+    res = CliRunner().invoke(main, ["run", _own(own_folder, bad), "--out", "out", "--jobs", "1"])
+    assert res.exit_code == 1 and "Traceback" not in res.output, res.output
+    assert "docfact: error: methods.Toy (own_mf:Projection) at k = " in res.output
+    assert message in res.output, res.output
+
+
 def test_an_estimator_without_n_iter_or_objective_is_recorded_without_them(own_folder):
     """scikit-learn's TruncatedSVD, named as module:Class, follows all of the contract but
     n_iter_ and objective_: its runs are recorded, those fields empty."""

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import click
 
+from docfact import limits
 from docfact.cli.options import data_options, jobs_option, not_empty, one_line
 from docfact.errors import ConfigError, DocfactError
 
@@ -12,12 +13,22 @@ from docfact.errors import ConfigError, DocfactError
 
 
 def _k_option(value):
+    """--k: comma-separated integers and ranges 'a..b' (as a config's k), e.g. 2..5,8."""
     if value is None:
         return None
+    ks = []
     try:
-        ks = [int(v) for v in value.split(",")]
+        for part in value.split(","):
+            low, _, high = part.partition("..")
+            if high and not 2 <= int(low) <= int(high):
+                raise ConfigError(f"--k: a range 'a..b' needs 2 <= a <= b, got {part!r}")
+            if high:
+                limits.check_runs(int(high) - int(low) + 1, "--k",
+                                  f"the {int(high) - int(low) + 1} k values of {part!r}")
+            ks += range(int(low), int(high) + 1) if high else [int(part)]
     except ValueError:
-        raise ConfigError(f"--k: expected comma-separated integers, got {value!r}") from None
+        raise ConfigError(f"--k: expected comma-separated integers or ranges a..b, got "
+                          f"{value!r}") from None
     if not ks or min(ks) < 2:
         raise ConfigError(f"--k: every k must be an integer >= 2, got {value!r}")
     if len(set(ks)) < len(ks):
@@ -257,8 +268,9 @@ def validate(config_paths):
                 click.echo(f"docfact: error: {path}: {one_line(str(e))}", err=True)
                 bad += 1
                 continue
-        click.echo(f"{path}: ok ({len(config.methods)} methods, k = "
-                   f"{', '.join(map(str, config.k))}, {config.runs} runs)")
+        n = len(config.methods)
+        click.echo(f"{path}: ok ({n} method{'s' * (n != 1)}, k = "
+                   f"{', '.join(map(str, config.k))}, {config.runs} run{'s' * (config.runs != 1)})")
     if bad:
         raise SystemExit(ConfigError.exit_code)
 

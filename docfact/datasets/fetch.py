@@ -21,6 +21,7 @@ import shutil
 import sys
 import tarfile
 import uuid
+import warnings
 import zlib
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -30,7 +31,7 @@ import pooch
 import requests
 
 from docfact.datasets.registry import Entry, entry
-from docfact.errors import DataError
+from docfact.errors import DataError, DataNote
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +93,17 @@ def fetch(
         log.warning("cached %s failed its check (%s); fetching it again", target, problem)
         tried.append(f"cached copy: {problem} (set aside as .corrupt)")
 
+    if mirror and not _URL.match(mirror) and not Path(mirror).expanduser().is_dir():
+        raise DataError(f"mirror {mirror} (--mirror or DOCFACT_MIRROR): no such folder")
     sources = [("mirror ", _join(mirror, e.file))] if mirror else []
     sources += [("", url) for url in e.urls]
     public = {}
     for label, address in sources:
         try:
             _install(address, e, target, rebuild=bool(label))
+            if not label:
+                warnings.warn(f"downloaded {e.file} from {address} into {target.parent}",
+                              DataNote, stacklevel=2)
             return target
         except OSError as exc:  # includes requests' errors and _Rejected
             if label:

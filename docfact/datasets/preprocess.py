@@ -50,7 +50,8 @@ def weight(X, scheme: str = "tfidf") -> sp.csr_matrix:
     if len(empty):
         raise DataError(
             f"{len(empty)} document(s) have no weight left after '{scheme}' weighting "
-            f"(first rows: {empty[:5].tolist()}); drop them with a view or use another scheme"
+            f"(first rows: {empty[:5].tolist()}); drop them with the view's `drop_empty: true`, or "
+            "use another scheme"
         )
     if scheme != "none":
         X = normalize(X, norm="l2", axis=1)

@@ -298,7 +298,8 @@ def _from_texts(name: str, texts: list[str], labels: list[str]) -> Corpus:
         X, vocabulary = counts(texts, USER_MIN_DF)
     except ValueError:  # scikit-learn's "empty vocabulary"
         raise DataError(
-            f"{name}: no terms: the texts hold only stop words, digits or single letters"
+            f"{name}: no terms: the texts hold only stop words, digits, single letters or words "
+            "with letters outside a-z (accented, other scripts)"
         ) from None
     y, label_names = _numbered(labels)
     return Corpus(name, X, y, vocabulary, label_names)

@@ -195,6 +195,8 @@ class Method(MethodSpec):
                 raise
             raise DocfactError(f"methods.{self.name} ({self.algorithm}) at k = {k}: "
                                f"{type(e).__name__}: {e}") from None
+        if self.own_code:
+            self._check_output(np.asarray(out), artefacts.X.shape[0], k)
         if not self.factorizes:  # k-means' objective picks among sub-runs, never recorded
             return {"labels": out, "inertia": getattr(est, "inertia_", None)}
         # objective_: the history docfact's estimators keep, or a user's estimator's last value
@@ -203,6 +205,21 @@ class Method(MethodSpec):
         return {"labels": self.read_out(np.asarray(out), k, label_seed),
                 "n_iter": getattr(est, "n_iter_", None),
                 "objective": None if objective is None else float(np.ravel(objective)[-1])}
+
+    def _check_output(self, out: np.ndarray, n: int, k: int) -> None:
+        """DocfactError, one line, when a user's estimator returns what the contract does not
+        say: V (n, components) of finite numbers from fit_transform, labels_ (n,) from fit."""
+        where = f"methods.{self.name} ({self.algorithm}) at k = {k}"
+        if not self.factorizes:
+            if out.shape != (n,):
+                raise DocfactError(f"{where}: labels_ of shape {out.shape}, expected ({n},): "
+                                   "one label per document")
+            return
+        if out.ndim != 2 or out.shape[0] != n:
+            raise DocfactError(f"{where}: fit_transform returned shape {out.shape}, expected V "
+                               f"({n}, components): one row per document")
+        if not np.isfinite(out).all():
+            raise DocfactError(f"{where}: fit_transform returned V with NaN or infinite entries")
 
     def read_out(self, V: np.ndarray, k: int, label_seed: int) -> np.ndarray:
         """The clusters (n,) of a factorization's V (n, k) by the method's label reader: argmax

@@ -56,6 +56,8 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
     _make_folder(out)
     with Lock(out):
         manifest_path = out / "manifest.json"
+        if not (atomic.check_regular(manifest_path) or atomic.check_regular(out / "runs.csv")):
+            _not_overwritten(out, dump_yaml(config.raw))
         if fresh:
             _owned(config, manifest_path)
             for name in ("runs.csv", "timings.csv", "manifest.json"):
@@ -70,7 +72,8 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
             if old.get("protocol_hash") != config.protocol_hash():
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed, "
                                   "methods or the code of one's own changed); choose --out, "
-                                  "or --fresh to discard them")
+                                  "or --fresh to discard them (--donors with a copy of the "
+                                  "folder keeps the rows of the methods unchanged)")
             check_format(old, out)
             if old.get("data_hash") != digest:
                 raise ConfigError(f"{out} holds runs on other contents of the data file; "
@@ -355,6 +358,29 @@ def _read_manifest(path: Path) -> dict:
         raise DocfactError(f"{path}: not a docfact manifest; choose --out, or --fresh to "
                            "discard it")
     return manifest
+
+
+# What a table writes beside its records (runs.csv and timings.csv have checks of their own).
+WRITTEN = ("config.yaml", "tables.md", "ac.csv", "nmi.csv", "k.png", "k.svg")
+
+
+def _not_overwritten(out: Path, config_text: str) -> None:
+    """ConfigError for a file a table would write in a folder that has no manifest.json nor
+    runs.csv, so none of docfact's (a user's own config.yaml in `--out .`): never
+    overwritten, even with --fresh. A config.yaml as this table writes it is its own, a run
+    cut short before its manifest."""
+    for name in WRITTEN:
+        path = out / name
+        if not atomic.check_regular(path):
+            continue
+        if name == "config.yaml":
+            try:
+                if path.read_text(encoding="utf-8") == config_text:
+                    continue
+            except (OSError, UnicodeDecodeError):
+                pass
+        raise ConfigError(f"{path} is not docfact's (the folder has no manifest.json) and "
+                          "would be overwritten; choose another --out")
 
 
 def _make_folder(out: Path) -> None:
