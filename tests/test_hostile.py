@@ -517,12 +517,14 @@ def test_a_users_own_files_in_out_are_never_overwritten(tmp_path, clean, name):
     out = tmp_path / "mine"
     out.mkdir()
     (out / name).write_text("# my own notes\n")
+    (out / "runs.csv").write_text("")  # a file of the user's, no records: no table's folder
     for fresh in ((), ("--fresh",)):
         res = cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet", *fresh)
         one_line_error(res)
         assert f"{out / name} is not docfact's" in res.output, res.output
         assert (out / name).read_text() == "# my own notes\n"
     if name == "config.yaml":
+        (out / "runs.csv").unlink()
         shutil.copy(clean[1] / "config.yaml", out / name)
         assert cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet").exit_code == 0
 

@@ -210,6 +210,8 @@ def test_a_defect_of_ones_own_estimator_stops_the_table_in_one_line(own_folder):
     ("np.asarray(X @ R.T).T", "fit_transform returned shape (3, 45), expected V (45, "),
     ("np.asarray(X @ R.T)[:-1]", "expected V ("),
     ("np.full((X.shape[0], 2), np.nan)", "V with NaN or infinite entries"),
+    ("np.zeros((X.shape[0], 0))", "expected V ("),
+    ("np.full((X.shape[0], 2), None)", "returned V of object, not numbers"),
 ])
 def test_an_estimator_returning_no_v_stops_the_table_in_one_line(own_folder, returned, message):
     """V transposed, short of a row, or not finite: one line saying what V must be, exit 1,

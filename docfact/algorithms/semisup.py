@@ -98,7 +98,7 @@ class CNPCFRule(LCCFRule):
         self.d_M = degrees(self.M)
         self.M, self.C = self.M.astype(self.dtype), self.C.astype(self.dtype)
         self.d_M = self.d_M.astype(self.dtype, copy=False)
-        if not sp.issparse(y):  # links from labels: C V one row per class, the same digits
+        if not sp.issparse(y) and lam_h == 1:  # links from labels: C V by class, same digits
             self.C = ClassCannotLinks(self.C, y)
 
     def penalize(self, V, num, den, WV):

@@ -51,7 +51,8 @@ def quick_k(ks) -> list:
               help=f"A quick table: {QUICK_RUNS} runs at the config's smallest, middle and "
                    "largest k, into quick/<config name> (--runs, --k and --out still apply).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
-@click.option("--k", "k", help="Comma-separated k values (default: the config's).")
+@click.option("--k", "k", help="Comma-separated k values or ranges a..b (default: the "
+                               "config's).")
 @jobs_option(-1)
 @click.option("--fresh", is_flag=True, help="Discard recorded runs and start over.")
 @click.option("--out", type=click.Path(file_okay=False), callback=not_empty,
@@ -289,14 +290,16 @@ def validate(config_paths):
 @click.option("--baselines", help="Comma-separated methods of the config run unchanged on the same "
                                   "runs and drawn as reference lines (e.g. NMF,CF).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
-@click.option("--k", "k", help="Comma-separated k values (default: the config's).")
+@click.option("--k", "k", help="Comma-separated k values or ranges a..b (default: the "
+                               "config's).")
 @jobs_option(-1)
 @click.option("--out", type=click.Path(file_okay=False), callback=not_empty,
               help="Folder (default: results/<config name>/sweep).")
 @data_options
 def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     """AC and NMI against a parameter (LCCF Figs. 1-2, RCF Figs. 1-6):
-    sweep-METHOD-PARAM[-by-PARAM2].csv, .png and .svg, one results folder per value."""
+    sweep-TARGET-PARAM[-by-PARAM2].csv, .png and .svg (TARGET a method, or protocol), one
+    results folder per value."""
     from docfact import atomic
     from docfact.experiment.plan import load as load_config
     from docfact.experiment.runner import result_folders

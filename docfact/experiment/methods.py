@@ -196,7 +196,8 @@ class Method(MethodSpec):
             raise DocfactError(f"methods.{self.name} ({self.algorithm}) at k = {k}: "
                                f"{type(e).__name__}: {e}") from None
         if self.own_code:
-            self._check_output(np.asarray(out), artefacts.X.shape[0], k)
+            out = out.toarray() if sp.issparse(out) else np.asarray(out)
+            self._check_output(out, artefacts.X.shape[0], k)
         if not self.factorizes:  # k-means' objective picks among sub-runs, never recorded
             return {"labels": out, "inertia": getattr(est, "inertia_", None)}
         # objective_: the history docfact's estimators keep, or a user's estimator's last value
@@ -215,9 +216,11 @@ class Method(MethodSpec):
                 raise DocfactError(f"{where}: labels_ of shape {out.shape}, expected ({n},): "
                                    "one label per document")
             return
-        if out.ndim != 2 or out.shape[0] != n:
+        if out.ndim != 2 or out.shape[0] != n or out.shape[1] < 1:
             raise DocfactError(f"{where}: fit_transform returned shape {out.shape}, expected V "
                                f"({n}, components): one row per document")
+        if not np.issubdtype(out.dtype, np.number):
+            raise DocfactError(f"{where}: fit_transform returned V of {out.dtype}, not numbers")
         if not np.isfinite(out).all():
             raise DocfactError(f"{where}: fit_transform returned V with NaN or infinite entries")
 

@@ -56,11 +56,11 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
     _make_folder(out)
     with Lock(out):
         manifest_path = out / "manifest.json"
-        if not (atomic.check_regular(manifest_path) or atomic.check_regular(out / "runs.csv")):
+        if not (atomic.check_regular(manifest_path) or _holds_records(out / "runs.csv")):
             _not_overwritten(out, dump_yaml(config.raw))
-        if fresh:
+        if fresh:  # the manifest last: a --fresh cut short leaves a folder still the table's
             _owned(config, manifest_path)
-            for name in ("runs.csv", "timings.csv", "manifest.json"):
+            for name in (*WRITTEN, "runs.csv", "timings.csv", "manifest.json"):
                 atomic.remove(out / name)
         old = _read_manifest(manifest_path)
         if not old and atomic.check_regular(out / "runs.csv") and read_records(
@@ -362,6 +362,15 @@ def _read_manifest(path: Path) -> dict:
 
 # What a table writes beside its records (runs.csv and timings.csv have checks of their own).
 WRITTEN = ("config.yaml", "tables.md", "ac.csv", "nmi.csv", "k.png", "k.svg")
+
+
+def _holds_records(path: Path) -> bool:
+    """Whether `path` holds docfact's run records (a folder that lost its manifest.json: its
+    own refusal says so); False for a file of someone else's or without records."""
+    try:
+        return atomic.check_regular(path) and bool(read_records(path, FIELDS))
+    except DocfactError:
+        return False
 
 
 def _not_overwritten(out: Path, config_text: str) -> None:
