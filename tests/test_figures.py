@@ -141,6 +141,11 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.p=3",
                                     "--baselines", "NMF,XX", "--out", str(tmp_path / "s")])
     assert res.exit_code == 2 and "--baselines: no method 'XX'" in res.output
+    # a bad value or baseline after a good one: refused before the good one computes
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=1,-1",
+                                    "--out", str(tmp_path / "s")])
+    assert res.exit_code == 2 and "'lambda' parameter of GNMF must be" in res.output
+    assert not (tmp_path / "s").exists()
 
 
 def test_convergence_curves(tmp_path):

@@ -140,17 +140,20 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
     if by and by[:2] == (target, param):
         text = f"{target}.{param}={','.join(map(str, by[2]))}"
         raise ConfigError(f"--by: {text!r} is the parameter --param already sweeps")
+    # every value's config (and the baselines') built, so checked, before any value computes
+    lines = [(value, _lines(swept_config(config, target, param, value),
+                            out / f"{param}={value}", by)) for value in values]
+    base = baseline_config(config, baselines) if baselines else None
     parts, reused, folders = [], list(reused), []
-    for value in values:
-        c = swept_config(config, target, param, value)
-        for label, folder, line in _lines(c, out / f"{param}={value}", by):
+    for value, value_lines in lines:
+        for label, folder, line in value_lines:
             table = _averages(run(Plan.of(line), folder, jobs=jobs, progress=True,
                                   reused=reused), line)
             parts.append(table.assign(value=value, method=table["method"] + label))
             reused.append(folder)
             folders.append(folder)
-    if baselines:
-        c = baseline_config(config, baselines)
+    if base is not None:
+        c = base
         folder = out / "baselines"
         parts.append(_averages(run(Plan.of(c), folder, jobs=jobs, progress=True,
                                    reused=reused), c)
