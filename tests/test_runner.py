@@ -179,7 +179,10 @@ def test_a_failing_run_is_recorded_and_counted(tmp_path, monkeypatch):
     failed = runs[runs.status == "failed"]
     assert set(failed["method"]) == {"Boom"} and set(failed["k"]) == {3} and len(failed) == 2
     assert failed["error"].str.contains("FloatingPointError").all()
-    assert "[2 failed]" in (out / "tables.md").read_text()
+    tables = (out / "tables.md").read_text()
+    assert "[2 failed]" in tables
+    # Boom's average is over k = 2 alone: said, beside K-means' over both
+    assert tables.count("[1 of 2 k]") == 2 and tables.count("of 2 k]") == 2
 
 
 @pytest.mark.parametrize("edit, message", [

@@ -151,6 +151,8 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
             text = f"{row['mean'] * scale:.{digits}f}{std}"
         if k != "avg" and row["failed"]:
             text += f" [{row['failed']} failed]"
+        if k == "avg" and 0 < row["n"] < len(ks):  # not comparable with a full row's
+            text += f" [{row['n']} of {len(ks)} k]"
         paper = paper_value(metric, method, k)
         if paper is not None:
             text += f" ({paper:.{digits}f})"
