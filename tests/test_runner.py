@@ -403,8 +403,10 @@ def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
                    "--jobs", 1).exit_code == 0
     shutil.copytree(out, copy)
     cfg = semi_config(tmp_path, labelled=0.3)  # the same table, its config edited
-    assert run_cli("run", cfg, "--out", out, "--fresh", "--donors", copy, "--quiet",
-                   "--jobs", 1).exit_code == 0
+    res = run_cli("run", cfg, "--out", out, "--fresh", "--donors", copy, "--quiet", "--jobs", 1)
+    runs = len(pd.read_csv(copy / "runs.csv")) // 3  # CF, CCF, RCF
+    assert res.exit_code == 0 and (f"{runs} of their {3 * runs} rows (run x method) taken from "
+                                   "other folders") in res.output, res.output
     assert run_cli("run", cfg, "--out", tmp_path / "alone", "--quiet", "--jobs", 1).exit_code == 0
     assert (out / "runs.csv").read_bytes() == (tmp_path / "alone" / "runs.csv").read_bytes()
     before = pd.read_csv(copy / "timings.csv").set_index(["k", "run", "method"])["seconds"]
