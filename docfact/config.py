@@ -408,6 +408,8 @@ def _schema_message(error, raw, where: str) -> str:
         keys = f"{keys}.{unknown}" if keys else unknown
         allowed = ", ".join(sorted(error.schema["properties"]))
         reason = f"unknown key {unknown!r}; allowed: {allowed}"
+    if not keys and raw is None:  # an empty file
+        reason = "empty: a config is a YAML mapping of data, protocol and methods"
     return f"{where}: {keys}: {reason}" if keys else f"{where}: {reason}"
 
 

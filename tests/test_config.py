@@ -70,6 +70,16 @@ def test_run_names_a_misspelt_key_not_the_key_it_leaves_missing(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_an_empty_config_is_said_to_be_empty(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("# nothing yet\n")
+    for command in ("run", "validate"):
+        res = run_cli(command, path)
+        assert res.exit_code == 2 and res.output == (
+            f"docfact: error: {path}: empty: a config is a YAML mapping of data, protocol and "
+            "methods\n"), res.output
+
+
 def test_the_good_config_validates(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(GOOD)
