@@ -19,13 +19,12 @@ def _k_option(value):
     ks = []
     try:
         for part in value.split(","):
-            low, _, high = part.partition("..")
-            if high and not 2 <= int(low) <= int(high):
+            low, dots, high = part.partition("..")
+            low, high = int(low), int(high) if dots else int(low)
+            if dots and not 2 <= low <= high:
                 raise ConfigError(f"--k: a range 'a..b' needs 2 <= a <= b, got {part!r}")
-            if high:
-                limits.check_runs(int(high) - int(low) + 1, "--k",
-                                  f"the {int(high) - int(low) + 1} k values of {part!r}")
-            ks += range(int(low), int(high) + 1) if high else [int(part)]
+            limits.check_runs(high - low + 1, "--k", f"the {high - low + 1} k values of {part!r}")
+            ks += range(low, high + 1)
     except ValueError:
         raise ConfigError(f"--k: expected comma-separated integers or ranges a..b, got "
                           f"{value!r}") from None

@@ -97,7 +97,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         if todo or not old:  # a resume with nothing left to run leaves the manifest as it was
             _write_manifest(out, manifest, walls)
         taken = shared_rows(config, out, digest, donors, reused) if todo else {}
-        rows = sum(len(named) for key, named in taken.items() if key in set(todo))
+        rows = sum(len(taken.get(key, {})) for key in todo)
         if rows and say is not None:
             say(f"{rows} of their {len(todo) * len(names)} rows (run x method) taken from "
                 "other folders: the same documents and settings")

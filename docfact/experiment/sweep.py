@@ -153,10 +153,9 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
             reused.append(folder)
             folders.append(folder)
     if base is not None:
-        c = base
         folder = out / "baselines"
-        parts.append(_averages(run(Plan.of(c), folder, jobs=jobs, progress=True,
-                                   reused=reused), c)
+        parts.append(_averages(run(Plan.of(base), folder, jobs=jobs, progress=True,
+                                   reused=reused), base)
                      .assign(value=None))
         folders.append(folder)
     table = pd.concat(parts, ignore_index=True).assign(param=param)
