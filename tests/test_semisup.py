@@ -283,12 +283,22 @@ def test_semi_supervised_fit_needs_labels(data):
 def test_sample_labelled_takes_the_fraction_of_every_class():
     y = np.repeat([4, 7, 9], [50, 120, 3])
     yp = sample_labelled(y, 0.1, 2017, 3, 0)
-    for c, n in ((4, 5), (7, 12), (9, 1)):  # at least one per class
-        assert np.sum(yp == c) == n
-        assert np.all(y[yp == c] == c)
+    for code, (c, n) in enumerate(((4, 5), (7, 12), (9, 1))):  # at least one per class
+        assert np.sum(yp == code) == n
+        assert np.all(y[yp == code] == c)
     assert np.sum(yp >= 0) == 18 and set(yp[yp < 0]) == {-1}
     np.testing.assert_array_equal(yp, sample_labelled(y, 0.1, 2017, 3, 0))
     assert not np.array_equal(yp, sample_labelled(y, 0.1, 2017, 3, 1))
+
+
+@pytest.mark.parametrize("classes", [[-1, 1, 2], [-5, 2, 3], [0, 10, 11]])
+def test_sample_labelled_is_the_same_for_any_names_of_the_classes(classes):
+    """Classes named -1 or any negative number (a data set of one's own, -1/+1 targets) are
+    labelled as any other: the draw and the labels given depend on the classes' order only."""
+    y = np.repeat([0, 1, 2], [8, 8, 8])
+    yp = sample_labelled(np.asarray(classes)[y], 0.25, 3, 3, 0)
+    np.testing.assert_array_equal(yp, sample_labelled(y, 0.25, 3, 3, 0))
+    assert [np.sum(yp == c) for c in range(3)] == [2, 2, 2]
 
 
 def test_cosine_kmeans_ends_at_a_fixed_point_and_ignores_row_scale():

@@ -30,13 +30,16 @@ def method_seed(seed: int, k: int, run: int, method: str) -> np.random.SeedSeque
 
 
 def sample_labelled(y: np.ndarray, fraction: float, seed: int, k: int, run: int) -> np.ndarray:
-    """Partial labels of run `run` of k: y with all but a random `fraction` of each class's
-    samples (at least one) set to -1, the RCF paper's "t constraint information for each
-    class"; every semi-supervised method of the run gets the same ones."""
+    """Partial labels of run `run` of k: a random `fraction` of each class's samples (at
+    least one) labelled with the class's number among y's sorted classes (0 .. c - 1), the
+    others -1, the RCF paper's "t constraint information for each class"; every
+    semi-supervised method of the run gets the same ones. Numbering the classes keeps a
+    class of one's own labelled -1 (or any negative number) from reading as unlabelled."""
     rng = np.random.default_rng([seed, k, run, zlib.crc32(b"labelled")])
+    codes = np.unique(y, return_inverse=True)[1]
     partial = np.full(len(y), -1)
-    for c in np.unique(y):
-        members = np.flatnonzero(y == c)
+    for c in range(codes.max() + 1):
+        members = np.flatnonzero(codes == c)
         chosen = rng.choice(members, max(1, round(fraction * len(members))), replace=False)
         partial[chosen] = c
     return partial
