@@ -192,13 +192,17 @@ def test_records_of_ones_own_estimator_depend_on_its_code(own_folder):
 
 
 def test_a_defect_of_ones_own_estimator_stops_the_table_in_one_line(own_folder):
-    """A TypeError in its fit_transform is a defect: one line naming the method, exit 1; a
-    ValueError is a run it cannot cluster, recorded as failed (here: every run, exit 1)."""
+    """A TypeError in its fit_transform, or sys.exit, is a defect: one line naming the
+    method, exit 1; a ValueError is a run it cannot cluster, recorded as failed (here: every
+    run, exit 1)."""
     broken = OWN_MODULE.replace("rng = np.random", "len(None)\n        rng = np.random")
     res = CliRunner().invoke(main, ["run", _own(own_folder, broken), "--out", "out"])
     assert res.exit_code == 1 and "Traceback" not in res.output, res.output
     assert ("docfact: error: methods.Toy (own_mf:Projection) at k = " in res.output
             and "TypeError: object of type 'NoneType' has no len()" in res.output), res.output
+    leaves = OWN_MODULE.replace("rng = np.random", "raise SystemExit(3)\n        rng = np.random")
+    res = CliRunner().invoke(main, ["run", _own(own_folder, leaves), "--out", "out3"])
+    assert res.exit_code == 1 and "at k = " in res.output and "SystemExit: 3" in res.output
     refuses = OWN_MODULE.replace("rng = np.random",
                                  "raise ValueError('p')\n        rng = np.random")
     res = CliRunner().invoke(main, ["run", _own(own_folder, refuses), "--out", "out2"])

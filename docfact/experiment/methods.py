@@ -190,8 +190,8 @@ class Method(MethodSpec):
             est, out = self.fit(artefacts, k, fit_seed)
         except RUN_FAILURES:
             raise
-        except Exception as e:  # a defect of a user's estimator: one line, the table stopped
-            if not self.own_code:
+        except (Exception, SystemExit) as e:  # a defect of a user's estimator: one line, the
+            if not self.own_code:               # table stopped
                 raise
             raise DocfactError(f"methods.{self.name} ({self.algorithm}) at k = {k}: "
                                f"{type(e).__name__}: {e}") from None
