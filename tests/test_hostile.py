@@ -684,6 +684,18 @@ def test_check_without_results_fails(tmp_path, clean):
     assert res.exit_code == 1 and "tiny: FAILED (no committed results in" in res.output
 
 
+def test_check_against_another_tables_runs_says_so(tmp_path, clean):
+    """A folder named for one table that holds another's runs: a check against those is no
+    check (every row would differ); one line says whose runs they are."""
+    shutil.copytree(clean[1], tmp_path / "results" / "mine")
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text(Path(clean[0]).read_text().replace("name: tiny", "name: mine"))
+    res = cli("check", cfg, "--results", tmp_path / "results")
+    assert res.exit_code == 1, res.output
+    assert res.output.strip() == ("mine: FAILED (" + str(tmp_path / "results" / "mine")
+                                  + " holds the runs of table 'tiny', not 'mine')")
+
+
 def test_a_donor_whose_records_are_not_docfacts_gives_nothing(tmp_path, clean):
     """A damaged folder among the donors is passed over: the run computes its rows."""
     donor = _copy(clean, tmp_path)

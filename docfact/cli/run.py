@@ -218,14 +218,21 @@ def check(config_paths, results, jobs, quick):
     config's `check` section).
     """
     from docfact.experiment.check import check as check_table
+    from docfact.experiment.check import owner
     from docfact.experiment.plan import load as load_config
 
     failed = 0
     for path in config_paths:
         config = load_config(path)
-        if not (Path(results) / config.name / "runs.csv").exists():
+        folder = Path(results) / config.name
+        if not (folder / "runs.csv").exists():
             click.echo(f"{config.name}: FAILED (no committed results in {results}/; run the "
                        "table first)")
+            failed += 1
+            continue
+        if owner(folder) not in (None, config.name):
+            click.echo(f"{config.name}: FAILED ({folder} holds the runs of table "
+                       f"{owner(folder)!r}, not {config.name!r})")
             failed += 1
             continue
         failures = check_table(config, Path(results) / config.name, jobs=jobs, full=not quick)
