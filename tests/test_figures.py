@@ -51,6 +51,20 @@ def test_sweep_over_a_setting_that_is_not_a_number(tmp_path):
     assert (out / "sweep-GNMF-weight.png").exists()
 
 
+def test_sweep_over_a_boolean_setting(tmp_path):
+    """GNMF.ncw=true,false: booleans as a config writes them, one folder each, the NC
+    weighting changing GNMF's rows."""
+    cfg = small_config(tmp_path, runs=1, k=(2,))
+    out = tmp_path / "sweep"
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "GNMF.ncw=true,False",
+                                    "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert list(pd.read_csv(out / "sweep-GNMF-ncw.csv")["value"]) == [True, False]
+    assert "ncw: true" in (out / "ncw=True/config.yaml").read_text()
+    on, off = (pd.read_csv(out / f"ncw={v}/runs.csv") for v in (True, False))
+    assert (on.status == "ok").all() and on.objective.tolist() != off.objective.tolist()
+
+
 def test_sweep_over_values_a_config_name_cannot_hold(tmp_path):
     """K-means.init=random,k-means++: '+' may not stand in a config's name, so the swept
     config's name writes it '_'; its folder and the sweep's CSV keep the value."""
@@ -134,9 +148,18 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
                            ("lambda", "METHOD.PARAM"),
                            ("gnmf.lambda=1,10,1.0", "gnmf.lambda lists 1 twice"),
                            ("protocol.seed=1,2", "protocol.seed: the one protocol setting"),
-                           ("protocol.labelled=0.1", "has no semi-supervised method")]:
+                           ("protocol.labelled=0.1", "has no semi-supervised method"),
+                           ("gnmf.ncw=true,yes", "--param gnmf.ncw=yes: The 'ncw' parameter")]:
         res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", param,
                                         "--out", str(tmp_path / "s")])
+        assert res.exit_code == 2 and message in res.output, res.output
+    # the second parameter's errors name --by, and the methods --param sweeps
+    for by, message in [("Foo.p=1", "--by: no method or algorithm 'Foo' among the methods "
+                                    "--param sweeps (GNMF)"),
+                        ("gnmf.p=x", "--by gnmf.p=x: The 'p' parameter of GNMF"),
+                        ("gnmf.p", "--by: write METHOD.PARAM=V1,V2,...")]:
+        res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=1",
+                                        "--by", by, "--out", str(tmp_path / "s")])
         assert res.exit_code == 2 and message in res.output, res.output
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.p=3",
                                     "--baselines", "NMF,XX", "--out", str(tmp_path / "s")])

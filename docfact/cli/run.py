@@ -316,7 +316,7 @@ def sweep(config_path, param_text, by_text, baselines, runs, k, jobs, out):
     if runs is not None and runs < 1:
         raise ConfigError(f"--runs: must be >= 1, got {runs}")
     target, param, values = parse_param(param_text)
-    by = parse_param(by_text) if by_text else None
+    by = parse_param(by_text, "--by") if by_text else None
     config = load_config(config_path).with_overrides(k=_k_option(k), runs=runs)
     folder = Path(out) if out else Path("results") / config.name / "sweep"
     reused = result_folders(Path("results")) + result_folders(folder)  # rows to take

@@ -19,26 +19,31 @@ from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
 
 
-def parse_param(text: str) -> tuple:
+def parse_param(text: str, option: str = "--param") -> tuple:
     """'lccf.lambda=1,10,100' -> ('lccf', 'lambda', [1, 10, 100]); numbers stay numbers (ints
-    ints), other values stay text ('lccf.weight=binary,cosine'), validated by the estimator.
-    Parameters keep the papers' names (lambda), also in folder and file names; the former
-    `lam` is read as lambda, with a note."""
+    ints), true and false booleans, null None, other values stay text
+    ('lccf.weight=binary,cosine'), validated by the estimator. Parameters keep the papers'
+    names (lambda), also in folder and file names; the former `lam` is read as lambda, with a
+    note. `option`: the option the text was given to, named in the errors."""
     m = re.fullmatch(r"\s*([\w.+-]+?)\.(\w+)\s*=\s*([^=]+)", text)
     if not m:
-        raise ConfigError(f"--param: write METHOD.PARAM=V1,V2,..., got {text!r}")
+        raise ConfigError(f"{option}: write METHOD.PARAM=V1,V2,..., got {text!r}")
     param = paper_name(m[2])
     if param != m[2]:
         warnings.warn(f"{m[1]}.{m[2]}: write {m[1]}.{param} (as the papers); {m[2]} is read the "
                       "same way", ConfigNote, stacklevel=2)
     values = [_value(v.strip()) for v in m[3].split(",")]
-    twice = next((values[values.index(v)] for i, v in enumerate(values) if v in values[:i]), None)
+    keys = [(isinstance(v, bool), v) for v in values]  # True == 1, yet not the same value
+    twice = next((values[keys.index(key)] for i, key in enumerate(keys) if key in keys[:i]), None)
     if twice is not None:
-        raise ConfigError(f"--param: {m[1]}.{param} lists {twice!r} twice")
+        raise ConfigError(f"{option}: {m[1]}.{param} lists {twice!r} twice")
     return m[1], param, values
 
 
 def _value(text: str):
+    named = {"true": True, "false": False, "null": None}
+    if text.lower() in named:
+        return named[text.lower()]
     if re.fullmatch(r"-?\d+", text):
         return int(text)
     try:
@@ -67,19 +72,23 @@ def restricted(config: Config, methods, name: str) -> Config:
                    kind=raw["report"].get("kind", "table"))
 
 
-def swept_config(config: Config, target: str, param: str, value) -> Config:
+def swept_config(config: Config, target: str, param: str, value,
+                 option: str = "--param") -> Config:
     """The config restricted to the methods named `target` (a method, or every method of that
     algorithm), with `param` set to `value`; for target "protocol", to its semi-supervised
-    methods with protocol.labelled set to `value`."""
+    methods with protocol.labelled set to `value`. `option`: --param, or --by for the second
+    parameter, set on the config --param made (its methods only)."""
     config = resolve(config)
     if target == "protocol":
-        return labelled_config(config, param, value)
+        return labelled_config(config, param, value, option)
     chosen = [m for m in config.methods if target in (m.name, m.algorithm)]
     if not chosen:
-        raise ConfigError(f"--param: no method or algorithm {target!r} in {config.name}")
+        among = (f"in {config.name}" if option == "--param" else "among the methods --param "
+                 f"sweeps ({', '.join(m.name for m in config.methods)})")
+        raise ConfigError(f"{option}: no method or algorithm {target!r} {among}")
     methods = tuple(replace(m, params={**m.params, keyword(param): value}) for m in chosen)
     for m in methods:
-        m.validate(f"--param {target}.{param}={value}")
+        m.validate(f"{option} {target}.{param}={value}")
     return restricted(config, methods, f"{config.name}-{param}-{_name_part(value)}")
 
 
@@ -89,18 +98,18 @@ def _name_part(value) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", str(value))
 
 
-def labelled_config(config: Config, param: str, value) -> Config:
+def labelled_config(config: Config, param: str, value, option: str = "--param") -> Config:
     """The config's semi-supervised methods with the fraction of labelled documents `value`."""
     config = resolve(config)
     semi = [m for m in config.methods if m.semi_supervised]
     if param != "labelled":
-        raise ConfigError(f"--param protocol.{param}: the one protocol setting a sweep varies "
+        raise ConfigError(f"{option} protocol.{param}: the one protocol setting a sweep varies "
                           "is protocol.labelled (for the others, edit the config)")
     if not semi:
-        raise ConfigError(f"--param protocol.labelled: {config.name} has no semi-supervised "
+        raise ConfigError(f"{option} protocol.labelled: {config.name} has no semi-supervised "
                           "method to give labels to")
-    if isinstance(value, str) or not 0 < value < 1:
-        raise ConfigError(f"--param protocol.labelled: fractions in (0, 1), got {value!r}")
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1:
+        raise ConfigError(f"{option} protocol.labelled: fractions in (0, 1), got {value!r}")
     c = restricted(config, semi, f"{config.name}-labelled-{value}")
     return replace(c, labelled=value,
                    raw={**c.raw, "protocol": {**c.raw["protocol"], "labelled": value}})
@@ -167,5 +176,6 @@ def _lines(config: Config, folder: Path, by) -> list:
     if by is None:
         return [("", folder, config)]
     target, param, values = by
-    return [(f" ({param}={v})", folder / f"{param}={v}", swept_config(config, target, param, v))
+    return [(f" ({param}={v})", folder / f"{param}={v}",
+             swept_config(config, target, param, v, "--by"))
             for v in values]
