@@ -217,11 +217,11 @@ def test_phases_split_the_k_into_odd_and_held_out_even():
     assert base.runs < table.runs and (full.k, full.runs) == (table.k, table.runs)
 
 
-def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, monkeypatch):
+def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path):
     """End to end on the real data: the reference reading takes every row of the committed
     table (no method runs), the other computes only the method it changes; one is chosen on
-    k = 3 and validated on k = 2; the landscape files are written."""
-    monkeypatch.setattr(rd, "RUNS", 2)
+    k = 3 and validated on k = 2; the landscape files are written. The file asks 10 runs, the
+    table has 2: the sub-protocol is 2 runs, and complete with them."""
     configs, results = tmp_path / "configs", tmp_path / "results"
     (configs / "readings").mkdir(parents=True)
     small_config(configs, runs=2, k=(2, 3), name="gnmf_tdt2")
@@ -261,6 +261,10 @@ def test_readings_command_reuses_committed_rows_chooses_and_validates(tmp_path, 
     assert (out / "readings.png").exists() and (out / "readings.md").exists()
     chosen_runs = pd.read_csv(out / winner["reading"] / "gnmf_tdt2" / "runs.csv")
     assert set(chosen_runs["k"]) == {2, 3}  # validated on the held-out k = 2
+    assert (land["status"] == "complete").all() and set(chosen_runs["run"]) == {0, 1}
+    res = CliRunner().invoke(main, ["readings", "toy", "--configs", str(configs), "--results",
+                                    str(results), "--score-only", "--only", "nope"])
+    assert res.exit_code == 2 and "--score-only computes none" in res.output, res.output
 
 
 def test_tables_limits_what_is_computed_not_what_is_scored(tmp_path):

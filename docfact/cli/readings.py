@@ -66,11 +66,14 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
 
     spec = load_readings(_readings_file(paper, Path(configs)))
     chosen_tables = _names(tables, spec.tables, "tables")
-    todo = _names(only, spec.readings, "only") if not score_only else []
+    if only and score_only:
+        raise ConfigError("--only names readings to compute; --score-only computes none")
+    todo = [] if score_only else _names(only, spec.readings, "only")
     results = Path(results)
     check_readings(spec, Path(configs), todo, chosen_tables)
     for reading in todo:
-        click.echo(f"{spec.paper}: reading {reading} (select: odd k, {spec.runs} runs)", err=True)
+        click.echo(f"{spec.paper}: reading {reading} (select: odd k, {spec.runs} runs or the "
+                   "table's if fewer)", err=True)
         run_reading(spec, reading, "select", configs, results, chosen_tables, jobs)
     # one reading per paper: whatever --tables computed, the choice is made over every table
     landscape, rows = _landscape(spec, results, "select")
@@ -81,7 +84,8 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
                        "the landscape is not written", err=True)
             return
         raise ConfigError(f"{spec.paper}: no reading has its selection runs on "
-                          f"{', '.join(spec.tables)} yet; run without --score-only")
+                          f"{', '.join(spec.tables)} yet"
+                          + ("" if todo else "; run without --score-only"))
     from docfact.report.readings import choose
 
     winner = choose(dict(zip(complete["reading"], complete["select_score"], strict=True)))
@@ -93,7 +97,8 @@ def readings(paper, only, tables, score_only, full, jobs, configs, results):
         click.echo(f"{spec.paper}: {winner} not validated (readings asked for are missing)",
                    err=True)
     elif not score_only:
-        click.echo(f"{spec.paper}: validating {winner} (even k, {spec.runs} runs)", err=True)
+        click.echo(f"{spec.paper}: validating {winner} (even k, {spec.runs} runs or the "
+                   "table's if fewer)", err=True)
         run_reading(spec, winner, "validate", configs, results, chosen_tables, jobs)
     held, held_rows = _landscape(spec, results, "validate", [winner])
     landscape["chosen"] = landscape["reading"] == winner
@@ -132,7 +137,9 @@ def _landscape(spec, results: Path, phase: str, names=None) -> tuple:
                 state.append(False)
                 continue
             config, _ = read_setup(folder)
-            scored, done = folder_rows(folder, phase_ks(config, phase), spec.runs)
+            # the sub-protocol's runs: the file's, or the table's where it has fewer
+            scored, done = folder_rows(folder, phase_ks(config, phase),
+                                       min(spec.runs, config.runs))
             if scored.empty:  # no run of this phase yet
                 state.append(False)
                 continue
