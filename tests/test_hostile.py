@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -653,6 +654,25 @@ def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monk
     assert cli("report", "--results", out.parent, "--configs", tmp_path,
                "--readme", readme).exit_code == 0
     assert "old" not in readme.read_text() and "REPRODUCTION.md" in readme.read_text()
+
+
+def test_a_folder_holding_another_tables_runs_is_no_table_of_the_report(tmp_path, clean):
+    """A copy of tiny's folder named 'other' (a table of --configs): the report holds tiny once,
+    says why 'other' is not in it, and lists 'other' as not run."""
+    results, configs = tmp_path / "results", tmp_path / "configs"
+    shutil.copytree(clean[1], results / "tiny")
+    shutil.copytree(clean[1], results / "other")
+    configs.mkdir()
+    (configs / "other.yaml").write_text(Path(clean[0]).read_text().replace("name: tiny",
+                                                                          "name: other"))
+    res = cli("report", "--results", results, "--configs", configs)
+    assert res.exit_code == 0, res.output
+    assert (f"docfact: note: {results / 'other'} holds the runs of table 'tiny': not reported"
+            in res.output)
+    report = pd.read_csv(results / "REPRODUCTION.csv")
+    assert set(report.table) == {"tiny"} and not report.duplicated(["method", "metric"]).any()
+    md = (results / "REPRODUCTION.md").read_text()
+    assert "Not run yet (no results): `other`" in md and "### other" not in md, md
 
 
 MARKERS = b"<!-- reproduction:start -->", b"<!-- reproduction:end -->"

@@ -7,6 +7,7 @@ sqrt(sum_k s_k^2 / n_k) / |k| (runs of different k are independent); the 95% int
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from docfact import atomic
-from docfact.errors import DocfactError
+from docfact.errors import ConfigNote, DocfactError
 from docfact.experiment.aggregate import METRICS, Z95, average_se, summarize
 from docfact.experiment.results import read_folder, read_manifest
 from docfact.report.causes import FILE, read_causes
@@ -36,6 +37,25 @@ def verdict(diff: float, se: float) -> str:
 def folders(results: Path) -> list:
     """Result folders under `results`, in name order."""
     return sorted(p.parent for p in Path(results).glob("*/manifest.json"))
+
+
+def _table_of(folder: Path) -> str:
+    """The table whose runs `folder` holds, by its manifest (the folder's name when that cannot
+    be read: read_folder then says why, in one line)."""
+    try:
+        return read_manifest(folder).get("config", folder.name)
+    except (OSError, ValueError, AttributeError):
+        return folder.name
+
+
+def holds_its_table(folder: Path) -> bool:
+    """Whether `folder` holds the runs of the table it is named for; one that holds another's
+    (a copy renamed) is no table of the report, with a note."""
+    name = _table_of(folder)
+    if name != folder.name:
+        warnings.warn(f"{folder} holds the runs of table {name!r}: not reported (a table's "
+                      "folder bears its name)", ConfigNote, stacklevel=2)
+    return name == folder.name
 
 
 def rows_of(folder: Path) -> tuple:
@@ -93,7 +113,8 @@ def pending(results: Path, configs: Path | None) -> list:
     if configs is None:
         return []
     return [c for c in map(load_config, sorted(Path(configs).glob("*.yaml")))
-            if not (Path(results) / c.name / "manifest.json").exists()]
+            if not (Path(results) / c.name / "manifest.json").exists()
+            or _table_of(Path(results) / c.name) != c.name]
 
 
 def report_tables(found: list) -> list:
@@ -107,7 +128,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     (report.figures). Tables of `configs` (a folder of configs) without results are listed as
     not yet run."""
     results = Path(results)
-    found = folders(results)
+    found = [f for f in folders(results) if holds_its_table(f)]
     sweeps = sweep_folders(results)
     waiting = pending(results, configs)
     if not found:
