@@ -717,14 +717,19 @@ def test_check_against_another_tables_runs_says_so(tmp_path, clean):
 
 
 def test_a_donor_whose_records_are_not_docfacts_gives_nothing(tmp_path, clean):
-    """A damaged folder among the donors is passed over: the run computes its rows."""
+    """A damaged folder among the donors, or one that is no results folder, is passed over
+    with a note: the run computes its rows."""
     donor = _copy(clean, tmp_path)
     runs = donor / "runs.csv"
     runs.write_bytes(runs.read_bytes().replace(b",ac,", b",AC,", 1))
-    res = cli("run", clean[0], "--out", tmp_path / "new", "--donors", donor, "--jobs", 1,
-              "--quiet")
+    res = cli("run", clean[0], "--out", tmp_path / "new", "--donors", donor, "--donors",
+              tmp_path, "--jobs", 1, "--quiet")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "new" / "runs.csv").read_bytes() == (clean[1] / "runs.csv").read_bytes()
+    notes = [line for line in res.output.splitlines() if line.startswith("docfact: note: donor")]
+    assert len(notes) == 2 and all(line.endswith(": its rows are computed") for line in notes)
+    assert f"donor {donor} not read (" in notes[0] and "not docfact" in notes[0], notes
+    assert notes[1].startswith(f"docfact: note: donor {tmp_path} not read (manifest.json: "), notes
 
 
 def test_a_last_record_cut_inside_a_character_is_dropped_as_cut(tmp_path, clean):

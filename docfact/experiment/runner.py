@@ -24,7 +24,7 @@ from docfact import atomic, metrics
 from docfact.config import Config, dump_yaml, parse_config
 from docfact.datasets.stats import duplicate_documents
 from docfact.digits import DigitsWarning, deviation
-from docfact.errors import ConfigError, DataError, DocfactError
+from docfact.errors import ConfigError, ConfigNote, DataError, DocfactError
 from docfact.experiment.methods import RUN_FAILURES, Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
 from docfact.experiment.results import read_setup, read_timings
@@ -195,7 +195,13 @@ def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict
     for folder in free + [Path(f) for f in donors]:
         if folder.resolve() == out.resolve():
             continue
-        rows = _donated(folder, config, digest)
+        try:
+            rows = _donated(folder, config, digest)
+        except DocfactError as e:  # one named as a donor is said; a free one may be anything
+            if folder not in free:
+                warnings.warn(f"donor {folder} not read ({e}): its rows are computed",
+                              ConfigNote, stacklevel=2)
+            rows = {}
         seconds = _seconds(folder) if rows and folder not in free else {}
         for key, named in rows.items():
             for name, row in named.items():
@@ -220,29 +226,28 @@ def _seconds(folder: Path) -> dict:
 
 def _donated(folder: Path, config: Config, digest) -> dict:
     """{(k, run): {method: record}} of folder's complete runs for the methods of `config`
-    whose row_key is the same there."""
+    whose row_key is the same there; DocfactError when the folder cannot be read as a
+    results folder (no manifest, a config or records that are not docfact's)."""
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return {}
+        if not isinstance(manifest, dict):
+            raise ValueError("not a mapping")
+    except (OSError, ValueError) as e:
+        raise DocfactError(f"manifest.json: {getattr(e, 'strerror', None) or e}") from None
     inputs = {"view": config.view, "weighting": config.weighting, "weight_on": config.weight_on,
               "seed": config.seed, "data_hash": digest}
     if any(manifest.get(key) != value for key, value in inputs.items()):
         return {}  # other documents or seed: no row can be the same (read before the config)
-    try:
-        donor = resolve(read_setup(folder)[0])
-    except DocfactError:  # not a results folder, or methods this docfact no longer has
-        return {}
+    donor = resolve(read_setup(folder)[0])  # DocfactError: not a results folder, or methods
+                                            # this docfact no longer has
     # an estimator of one's own is never taken: its code may differ from the donor's
     keys = {m.name: row_key(donor, m) for m in donor.methods if not m.own_code}
     names = {m.name for m in config.methods
              if not m.own_code and keys.get(m.name) == row_key(config, m)}
     if not names:
         return {}
-    try:
-        runs = RunStore(folder).read([m.name for m in donor.methods])
-    except DocfactError:  # records that are not docfact's: that folder's concern, not ours
-        return {}
+    runs = RunStore(folder).read([m.name for m in donor.methods])  # DocfactError: records
+                                                                    # that are not docfact's
     return {key: {row["method"]: row for row in rows if row["method"] in names}
             for key, rows in runs.items()}
 
