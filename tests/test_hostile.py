@@ -180,9 +180,12 @@ def test_show_of_a_run_cut_before_its_first_record_says_so(tmp_path, clean, monk
     out = tmp_path / "cut"
     assert cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet").exit_code == 130
     assert (out / "runs.csv").exists()
-    res = cli("show", out)
-    one_line_error(res, 1)
-    assert f"{out}: no runs recorded yet (docfact run resumes the table)" in res.output
+    for command in (["show", out], ["show", out, "--format", "csv"],
+                    ["show", out, "--format", "latex"], ["plot", "k", out]):
+        res = cli(*command)
+        one_line_error(res, 1)
+        assert f"{out}: no runs recorded yet (docfact run resumes the table)" in res.output
+    assert not (out / "k.png").exists()
 
 
 @pytest.mark.parametrize("names", [["1", "2"], ["a, b", 'say "x"'], ["Ünï", "x;y|z"]])

@@ -48,8 +48,10 @@ def plot():
 @click.argument("folder", type=click.Path(file_okay=False, exists=True))
 def plot_k_command(folder):
     """AC and NMI against k for every method of FOLDER (k.png, k.svg)."""
+    from docfact.experiment.results import read_folder
     from docfact.report.plots import plot_k
 
+    read_folder(Path(folder), recorded=True)  # no figure of nothing
     for p in plot_k(Path(folder)):
         click.echo(p)
 

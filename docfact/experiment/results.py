@@ -104,12 +104,16 @@ def read_timings(folder: Path) -> pd.DataFrame:
     return timings
 
 
-def read_folder(folder: Path):
-    """(config, runs, manifest) of a results folder; DocfactError if it is not one."""
+def read_folder(folder: Path, recorded: bool = False):
+    """(config, runs, manifest) of a results folder; DocfactError if it is not one, or with
+    `recorded` if it holds no run yet (a table of nothing: its tables and figures are not
+    printed or drawn)."""
     folder = Path(folder)
     config, manifest = read_setup(folder)
     try:
         runs = read_runs(folder / "runs.csv")
     except OSError as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder ({e})") from None
+    if recorded and runs.empty:
+        raise DocfactError(f"{folder}: no runs recorded yet (docfact run resumes the table)")
     return config, runs, manifest

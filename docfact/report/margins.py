@@ -26,14 +26,12 @@ def margins(folder: Path, method: str) -> pd.DataFrame:
     """One row per other method of `folder`: for each metric, `method`'s average over k minus
     the other's (`<metric>`), the half-width of its paired 95% interval (`<metric>_hw`, NaN
     when some k has fewer than two runs both clustered) and the verdict (`<metric>_verdict`)."""
-    config, runs, _ = read_folder(folder)
+    config, runs, _ = read_folder(folder, recorded=True)
     methods = [m.name for m in config.methods]
     if method not in methods:
         raise DocfactError(f"{folder}: no method {method!r}; its methods: {', '.join(methods)}")
     if len(methods) < 2:
         raise DocfactError(f"{folder}: {method} is its only method, nothing to set it against")
-    if runs.empty:
-        raise DocfactError(f"{folder}: no runs recorded yet (docfact run resumes the table)")
     ks = sorted(int(k) for k in runs["k"].unique())
     summary = summarize(runs, methods, ks)
     avg = summary[summary["k"] == "avg"].pivot(index="method", columns="metric", values="mean")

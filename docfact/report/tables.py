@@ -12,7 +12,6 @@ import pandas as pd
 from tabulate import tabulate
 
 from docfact import atomic
-from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.experiment.results import read_folder, read_timings
 
@@ -73,9 +72,7 @@ def tables(folder, ks=None, runs=None) -> tuple:
     asked: those of the k values `ks` and run numbers below `runs`, default all) of a results
     folder, from its files alone; nothing is written."""
     folder = Path(folder)
-    config, records, manifest = read_folder(folder)
-    if records.empty:
-        raise DocfactError(f"{folder}: no runs recorded yet (docfact run resumes the table)")
+    config, records, manifest = read_folder(folder, recorded=True)
     methods = [m.name for m in config.methods]
     recorded = sorted(int(k) for k in records["k"].unique()) or list(config.k)
     summary = summarize(records, methods, recorded)
