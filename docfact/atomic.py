@@ -10,6 +10,7 @@ import errno
 import os
 import stat
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from docfact.errors import DocfactError
@@ -83,32 +84,46 @@ def remove(path) -> None:
 def write_text(path, text: str) -> None:
     path = Path(path)
     check_regular(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.fchmod(fd, 0o644)  # mkstemp makes the file private; results are for everyone to read
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _named(path):
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.fchmod(fd, 0o644)  # mkstemp makes the file private; results are for everyone to read
+        try:
+            with os.fdopen(fd, "w", newline="") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def write_with(path, write) -> None:
     """Call write(temporary path), then move the file over `path` (for binary writers)."""
     path = Path(path)
     check_regular(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.fchmod(fd, 0o644)
-    os.close(fd)
+    with _named(path):
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+        os.fchmod(fd, 0o644)
+        os.close(fd)
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+@contextmanager
+def _named(path: Path):
+    """An OSError about the temporary file beside `path` told as one about `path`, the file
+    the user knows (the temporary one is gone: it would name nothing)."""
     try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        yield
+    except OSError as e:
+        if e.filename is None or not Path(e.filename).name.startswith(f".{path.name}."):
+            raise
+        raise type(e)(e.errno, e.strerror, str(path)) from None
 
 
 def probe_writable(folder) -> None:

@@ -60,3 +60,15 @@ def test_every_committed_row_outside_links_a_page():
     missing = [f"{t} {m} {x}" for t, m, x in zip(out.table, out.method, out.metric, strict=True)
                if (t, m, x) not in causes]
     assert not missing, f"rows outside with no page in results/causes.yaml: {missing}"
+
+
+def test_the_summary_links_the_causes_file_only_where_there_is_one():
+    """A row outside is counted by its cause with a link to causes.yaml; results without that
+    file (a user's own) get no such sentence and no link to a file that is not there."""
+    from docfact.report.fidelity import _causes_words
+
+    frame = pd.DataFrame([{"table": "t", "kind": "table", "method": "A", "metric": "AC",
+                           "verdict": "outside"}])
+    assert _causes_words(frame, {}) == []
+    words = _causes_words(frame, {("t", "A", "AC"): ("measured", "t/page.md")})
+    assert "1 link the committed page" in words[0] and "(causes.yaml)" in words[0]

@@ -164,6 +164,9 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.p=3",
                                     "--baselines", "NMF,XX", "--out", str(tmp_path / "s")])
     assert res.exit_code == 2 and "--baselines: no method 'XX'" in res.output
+    res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.p=3",
+                                    "--baselines", "NMF,GNMF", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 2 and "--baselines: GNMF is a method --param sweeps" in res.output
     # a bad value or baseline after a good one: refused before the good one computes
     res = CliRunner().invoke(main, ["sweep", str(cfg), "--param", "gnmf.lambda=1,-1",
                                     "--out", str(tmp_path / "s")])

@@ -642,6 +642,9 @@ def test_readings_of_an_unknown_paper_name_the_known_ones(tmp_path):
     res = cli("readings", "gnfm", "--configs", tmp_path)
     one_line_error(res, 2)
     assert "'gnfm' is no readings file" in res.output and "(known: gnmf)" in res.output
+    res = cli("readings", "GNMF", "--configs", tmp_path)  # named as data sets are: any case
+    one_line_error(res, 2)
+    assert "readings file" not in res.output and "gnmf.yaml" in res.output, res.output
 
 
 def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monkeypatch):
@@ -802,3 +805,39 @@ def test_runs_without_their_manifest_are_refused_and_kept(tmp_path, clean):
     res = cli("run", clean[0], "--out", out, "--fresh", "--jobs", 1, "--quiet")
     assert res.exit_code == 0, res.output
     assert (out / "runs.csv").read_bytes() == (clean[1] / "runs.csv").read_bytes()
+
+
+def test_a_write_that_fails_names_the_file_not_its_temporary_twin(tmp_path, monkeypatch):
+    """Writes go through a temporary file beside the target; when the move fails (a folder
+    made read-only, an immutable file) the error names the target, which the user knows."""
+    from docfact import atomic
+
+    def refuse(src, dst):
+        raise PermissionError(1, "Operation not permitted", src)
+
+    monkeypatch.setattr(atomic.os, "replace", refuse)
+    with pytest.raises(PermissionError) as e:
+        atomic.write_text(tmp_path / "runs.csv", "k\n")
+    assert e.value.filename == str(tmp_path / "runs.csv")
+    with pytest.raises(PermissionError) as e:
+        atomic.write_with(tmp_path / "k.png", lambda tmp: Path(tmp).write_bytes(b"x"))
+    assert e.value.filename == str(tmp_path / "k.png")
+    assert sorted(tmp_path.iterdir()) == []  # no temporary file left
+
+
+def test_an_interrupted_command_that_runs_nothing_does_not_speak_of_runs(monkeypatch):
+    def cut(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("tabulate.tabulate", cut)
+    res = cli("datasets", "list")
+    assert res.exit_code == 130 and res.output.strip() == "docfact: interrupted", res.output
+
+
+def test_convergence_of_a_table_of_few_classes_draws_its_largest_k(tmp_path):
+    """plot convergence's --k defaults to LCCF Fig. 3's 10 classes, or to the config's largest
+    k where the data hold fewer (3 here): no error about a k the user never gave."""
+    cfg = tiny_config(tmp_path)
+    res = cli("plot", "convergence", cfg, "--iterations", 5, "--out", tmp_path / "c")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "c" / "convergence.csv").exists()

@@ -60,7 +60,7 @@ def test_show_margins_prints_a_line_per_other_method_or_one_error_line():
     lines = [line for line in res.output.splitlines() if line.startswith("| ")]
     assert len(lines) == 1 + 3 and lines[0].split("|")[1].strip() == "against"
     assert any(line.startswith("| NMF ") and "(ahead)" in line for line in lines)
-    for args, code, message in [(["--margins", "Nope"], 1, "no method 'Nope'; its methods: "),
+    for args, code, message in [(["--margins", "Nope"], 2, "has no method 'Nope'; its methods: "),
                                 (["--margins", "GNMF", "--format", "latex"], 2,
                                  "margins are printed as markdown only")]:
         res = CliRunner().invoke(main, ["show", str(FOLDER), *args])
@@ -75,5 +75,5 @@ def test_margins_of_a_folder_with_one_method_is_one_line(tmp_path):
     res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"])
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(main, ["show", str(tmp_path / "out"), "--margins", "KM"])
-    assert res.exit_code == 1 and "KM is its only method, nothing to set it against" in res.output
+    assert res.exit_code == 2 and "KM is the only method of" in res.output
     assert len(res.output.strip().splitlines()) == 1, res.output

@@ -77,7 +77,9 @@ class _Group(click.Group):
             sys.exit(1)
         except KeyboardInterrupt as e:
             how, code = ("terminated", 143) if isinstance(e, _Terminated) else ("interrupted", 130)
-            click.echo(f"docfact: {how}; finished runs are kept, rerun to resume", err=True)
+            resumes = ctx.invoked_subcommand in ("run", "sweep", "readings")  # the commands
+            click.echo(f"docfact: {how}" + ("; finished runs are kept, rerun to resume"  # of runs
+                                            if resumes else ""), err=True)
             sys.exit(code)
         finally:
             if main_thread and former is not None:  # None: a handler not set from Python

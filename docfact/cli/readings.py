@@ -29,10 +29,11 @@ def _readings_file(paper: str, configs: Path) -> Path:
         return Path(paper)
     folder = configs / "readings"
     known = sorted(p.stem for p in folder.glob("*.yaml"))
-    if paper not in known:
+    named = [k for k in known if k.lower() == paper.lower()]  # GNMF as gnmf, as data sets
+    if paper not in known and len(named) != 1:
         raise ConfigError(f"PAPER: {paper!r} is no readings file of {folder}/ (known: "
                           f"{', '.join(known) or 'none'}); or give a readings .yaml file")
-    return folder / f"{paper}.yaml"
+    return folder / f"{paper if paper in known else named[0]}.yaml"
 
 
 @click.command(short_help="Choose the reading of a paper's unstated settings.")

@@ -58,7 +58,8 @@ def plot_k_command(folder):
 
 @plot.command("convergence", short_help="Objective against iteration (LCCF Fig. 3).")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
-@click.option("--k", "k", type=int, default=10, show_default=True, help="Classes drawn.")
+@click.option("--k", "k", type=int, help="Classes drawn (default: 10, LCCF Fig. 3's, or the "
+              "config's largest k where that is smaller).")
 @click.option("--run", "run_index", type=int, default=0, show_default=True,
               help="Which run's classes.")
 @click.option("--iterations", type=int, default=100, show_default=True)
@@ -75,6 +76,7 @@ def plot_convergence_command(config_path, k, run_index, iterations, methods, out
     from docfact.report.plots import plot_convergence
 
     config = load_config(config_path)
+    k = min(10, max(config.k)) if k is None else k
     if k not in range(2, 10**6) or iterations < 1 or run_index < 0:
         raise ConfigError("--k must be >= 2, --iterations >= 1 and --run >= 0")
     curves = convergence(config, k, run_index, iterations,

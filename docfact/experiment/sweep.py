@@ -153,6 +153,11 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
     lines = [(value, _lines(swept_config(config, target, param, value),
                             out / f"{param}={value}", by)) for value in values]
     base = baseline_config(config, baselines) if baselines else None
+    swept = {m.name for _, value_lines in lines for _, _, line in value_lines
+             for m in line.methods}
+    if base is not None and swept & set(baselines):
+        raise ConfigError(f"--baselines: {sorted(swept & set(baselines))[0]} is a method --param "
+                          "sweeps (a baseline is one left unchanged)")
     parts, reused, folders = [], list(reused), []
     for value, value_lines in lines:
         for label, folder, line in value_lines:

@@ -325,7 +325,7 @@ def _verdict_cell(row: dict, causes: dict, notes: str | None) -> str:
 def _causes_words(frame: pd.DataFrame, causes: dict) -> list:
     """The summary's count of the primary tables' rows outside, by what studies them."""
     out = frame[(frame["kind"] == "table") & (frame["verdict"] == "outside")]
-    if not len(out):
+    if not len(out) or not causes:  # no causes file: nothing to count, no link to make
         return []
     kinds = [causes.get(key, ("none",))[0]
              for key in zip(out["table"], out["method"], out["metric"], strict=True)]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from docfact.errors import DocfactError
+from docfact.errors import ConfigError
 from docfact.experiment.aggregate import METRICS, summarize
 from docfact.experiment.results import read_folder
 from docfact.report.claims import margin
@@ -29,9 +29,11 @@ def margins(folder: Path, method: str) -> pd.DataFrame:
     config, runs, _ = read_folder(folder, recorded=True)
     methods = [m.name for m in config.methods]
     if method not in methods:
-        raise DocfactError(f"{folder}: no method {method!r}; its methods: {', '.join(methods)}")
+        raise ConfigError(f"--margins: {folder} has no method {method!r}; its methods: "
+                          f"{', '.join(methods)}")
     if len(methods) < 2:
-        raise DocfactError(f"{folder}: {method} is its only method, nothing to set it against")
+        raise ConfigError(f"--margins: {method} is the only method of {folder}, nothing to set "
+                          "it against")
     ks = sorted(int(k) for k in runs["k"].unique())
     summary = summarize(runs, methods, ks)
     avg = summary[summary["k"] == "avg"].pivot(index="method", columns="metric", values="mean")
