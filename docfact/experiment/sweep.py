@@ -153,11 +153,6 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
     lines = [(value, _lines(swept_config(config, target, param, value),
                             out / f"{param}={value}", by)) for value in values]
     base = baseline_config(config, baselines) if baselines else None
-    swept = {m.name for _, value_lines in lines for _, _, line in value_lines
-             for m in line.methods}
-    if base is not None and swept & set(baselines):
-        raise ConfigError(f"--baselines: {sorted(swept & set(baselines))[0]} is a method --param "
-                          "sweeps (a baseline is one left unchanged)")
     parts, reused, folders = [], list(reused), []
     for value, value_lines in lines:
         for label, folder, line in value_lines:
@@ -168,9 +163,12 @@ def sweep(config: Config, target: str, param: str, values, out: Path, jobs: int,
             folders.append(folder)
     if base is not None:
         folder = out / "baselines"
-        parts.append(_averages(run(Plan.of(base), folder, jobs=jobs, progress=True,
-                                   reused=reused), base)
-                     .assign(value=None))
+        swept = {m.name for _, value_lines in lines for _, _, line in value_lines
+                 for m in line.methods}
+        line = _averages(run(Plan.of(base), folder, jobs=jobs, progress=True, reused=reused),
+                         base)  # a swept method as its own baseline: named apart from its line
+        parts.append(line.assign(value=None, method=line["method"].where(
+            ~line["method"].isin(swept), line["method"] + " (unchanged)")))
         folders.append(folder)
     table = pd.concat(parts, ignore_index=True).assign(param=param)
     return table[["param", "value", "method", "ac", "nmi"]], folders
