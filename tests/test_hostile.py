@@ -841,3 +841,17 @@ def test_convergence_of_a_table_of_few_classes_draws_its_largest_k(tmp_path):
     res = cli("plot", "convergence", cfg, "--iterations", 5, "--out", tmp_path / "c")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "c" / "convergence.csv").exists()
+
+
+def test_an_out_folder_of_another_table_is_named_so(tmp_path, clean):
+    """--out holding another table's runs: said at once (--fresh, which discards a table's own
+    runs only, would be refused: it is not offered), and the folder kept as it was."""
+    out = _copy(clean, tmp_path)
+    before = _snapshot(out)
+    cfg = tmp_path / "zz.yaml"
+    cfg.write_text(Path(clean[0]).read_text().replace("name: tiny", "name: zz")
+                   .replace("seed: 3", "seed: 4"))
+    res = cli("run", cfg, "--out", out, "--jobs", 1, "--quiet")
+    one_line_error(res, 2)
+    assert f"{out} holds the runs of table 'tiny', not 'zz'; choose another --out" in res.output
+    assert "--fresh" not in res.output and _snapshot(out) == before

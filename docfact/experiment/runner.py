@@ -52,6 +52,8 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
                       "digits, and some then in their labels", DigitsWarning, stacklevel=2)
     config = plan.config
     _reads_back(config, out)
+    if backend == "dask":
+        _check_dask(scheduler)  # before any file is written
     corpus = plan.corpus()
     _make_folder(out)
     with Lock(out):
@@ -70,6 +72,9 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         digest = plan.data_hash()
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
+                if old.get("config", config.name) != config.name:  # --fresh would refuse it
+                    raise ConfigError(f"{out} holds the runs of table {old['config']!r}, not "
+                                      f"{config.name!r}; choose another --out")
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed, "
                                   "methods or the code of one's own changed); choose --out, "
                                   "or --fresh to discard them (--donors with a copy of the "
@@ -141,17 +146,31 @@ def _progress(asked: int, todo: int, out: Path) -> str:
     return f"computing {asked} runs into {out}"
 
 
-@contextmanager
-def _backend(name: str, jobs: int, scheduler):
-    """joblib's default process pool, or joblib's dask backend on a dask.distributed cluster."""
-    if name == "loky":
-        yield
-        return
+def _check_dask(scheduler) -> None:
+    """DocfactError without dask.distributed; ConfigError for a scheduler address that is none
+    (dask's own error would be a traceback)."""
     try:
-        from dask.distributed import Client, LocalCluster
+        from distributed.comm.addressing import get_address_host_port, normalize_address
     except ImportError:
         raise DocfactError("--backend dask needs dask.distributed: pip install 'docfact[dask]'"
                            ) from None
+    if scheduler:
+        try:
+            get_address_host_port(normalize_address(scheduler))
+        except ValueError as e:
+            raise ConfigError(f"--scheduler {scheduler}: not an address ({e}); write "
+                              "tcp://HOST:PORT") from None
+
+
+@contextmanager
+def _backend(name: str, jobs: int, scheduler):
+    """joblib's default process pool, or joblib's dask backend on a dask.distributed cluster
+    (its presence and the scheduler's address checked by _check_dask)."""
+    if name == "loky":
+        yield
+        return
+    from dask.distributed import Client, LocalCluster
+
     with ExitStack() as stack:
         if scheduler:
             try:
