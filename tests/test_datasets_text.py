@@ -6,6 +6,7 @@ import pytest
 from docfact.datasets import loaders
 from docfact.datasets.loaders import newsgroup_text, reuters_documents
 from docfact.datasets.stats import statistics
+from docfact.errors import DataNote
 
 MESSAGE = """From: someone@example.edu (Some One)
 Subject: Re: orbital mechanics question
@@ -108,6 +109,22 @@ def test_unreadable_cached_build_is_rebuilt(session_cache):
 
     assert corpus.n_documents == 8293
     assert cached.read_bytes()[:2] == b"PK"  # a valid .npz (zip) was written back
+
+
+def test_a_cache_that_cannot_be_written_still_gives_the_build(session_cache, monkeypatch):
+    """A cache folder one may read but not write (shared, read-only): the tarball there is
+    parsed in memory, with a note that the parsed build is not kept."""
+    for build in session_cache.glob("reuters21578.tar.gz.*.npz"):
+        build.unlink()
+
+    def refuse(path, write):
+        raise PermissionError(30, "Read-only file system", str(path))
+
+    monkeypatch.setattr(loaders.atomic, "write_with", refuse)
+    with pytest.warns(DataNote, match="the parsed build is not kept .Read-only file system: "):
+        corpus = loaders.load("reuters21578_sgml", data_dir=session_cache)
+    assert corpus.n_documents == 8293
+    assert not list(session_cache.glob("reuters21578.tar.gz.*.npz"))
 
 
 def test_reuters_sgml_route_matches_reuters21578_mat(corpora):

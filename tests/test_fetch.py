@@ -194,3 +194,21 @@ def test_unusable_data_dir_is_a_data_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(DataError, match="cannot create the data cache folder"):
         fetch("yale", data_dir=blocker / "cache")
+
+
+def test_a_cache_folder_that_cannot_be_written_is_said_once(mirror_dir, tmp_path, monkeypatch,
+                                                            no_network):
+    """A read-only cache serves the files it holds; for one it lacks, the error says the folder
+    cannot be written (not a failure of each source, nor 'put the file in' that folder)."""
+    cache_dir = tmp_path / "cache"
+    fetch("yale", data_dir=cache_dir, mirror=mirror_dir)
+
+    def refuse(folder):
+        raise PermissionError(30, "Read-only file system", str(folder))
+
+    monkeypatch.setattr(fetch_module.atomic, "probe_writable", refuse)
+    assert fetch("yale", data_dir=cache_dir, mirror=mirror_dir) == cache_dir / "Yale_32x32.mat"
+    with pytest.raises(DataError) as e:
+        fetch("orl", data_dir=cache_dir, mirror=mirror_dir)
+    assert str(e.value) == (f"the data cache folder {cache_dir} cannot be written (Read-only "
+                            "file system); choose another with --data-dir DIR")

@@ -30,6 +30,7 @@ import platformdirs
 import pooch
 import requests
 
+from docfact import atomic
 from docfact.datasets.registry import Entry, entry
 from docfact.errors import DataError, DataNote
 
@@ -89,12 +90,14 @@ def fetch(
         problem = _verify_cached(target, e)
         if problem is None:
             return target
+        _writable(target.parent)
         _quarantine(target)
         log.warning("cached %s failed its check (%s); fetching it again", target, problem)
         tried.append(f"cached copy: {problem} (set aside as .corrupt)")
 
     if mirror and not _URL.match(mirror) and not Path(mirror).expanduser().is_dir():
         raise DataError(f"mirror {mirror} (--mirror or DOCFACT_MIRROR): no such folder")
+    _writable(target.parent)
     sources = [("mirror ", _join(mirror, e.file))] if mirror else []
     sources += [("", url) for url in e.urls]
     public = {}
@@ -117,6 +120,16 @@ def fetch(
         f"cannot obtain {e.file} (dataset {name}): {'; '.join(tried)}. Put {e.file} in the "
         f"cache folder {target.parent} (--data-dir DIR), or in a folder named by --mirror DIR"
     )
+
+
+def _writable(folder: Path) -> None:
+    """DataError, before any source is tried, when the cache folder cannot take a file (a
+    shared or read-only cache: every source would fail for that one reason)."""
+    try:
+        atomic.probe_writable(folder)
+    except OSError as exc:
+        raise DataError(f"the data cache folder {folder} cannot be written ({exc.strerror or exc})"
+                        "; choose another with --data-dir DIR") from None
 
 
 def verify(path: Path, e: Entry, rebuild: bool = False) -> str | None:

@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import tarfile
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from docfact.datasets.corpus import Corpus
 from docfact.datasets.fetch import fetch
 from docfact.datasets.registry import Entry, entry
 from docfact.datasets.text import TOKEN_PATTERN, counts
-from docfact.errors import DataError
+from docfact.errors import DataError, DataNote
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +226,11 @@ def _cached_build(path: Path, e: Entry, build, min_df: int) -> Corpus:
             log.warning("rebuilding %s: the cached build is unusable (%s)", cache, exc)
     corpus = build(path, e.name, min_df)
     check_fingerprint(corpus, e)
-    _write_npz(cache, corpus)
+    try:
+        _write_npz(cache, corpus)
+    except OSError as exc:  # a cache one may read but not write (shared, read-only): parsed here
+        warnings.warn(f"{e.name}: the parsed build is not kept ({exc.strerror or exc}: "
+                      f"{cache}); it is parsed again next time", DataNote, stacklevel=2)
     return corpus
 
 
