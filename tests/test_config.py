@@ -128,6 +128,9 @@ def test_lambda_is_the_config_name_and_lam_is_read_with_a_note(tmp_path):
     assert old.protocol_hash() == new.protocol_hash()  # folders of either resume alike
     res = run_cli("validate", path)
     assert res.exit_code == 0 and "docfact: note: " in res.output
+    # read thrice (validate, run, its folder's copy), said once
+    res = run_cli("run", path, "--out", tmp_path / "out", "--runs", 1, "--k", 2, "--jobs", 1)
+    assert res.exit_code == 0 and res.output.count("rather than lam") == 1, res.output
     path.write_text(GOOD.replace("{algorithm: kmeans}", "{algorithm: gnmf, lam: 1, lambda: 2}"))
     assert "lambda is given twice" in run_cli("validate", path).output
 

@@ -29,6 +29,10 @@ def test_a_mirror_folder_that_is_not_there_is_said(empty_cache, tmp_path):
     _assert_one_line_error(_run("--mirror", tmp_path / "nope", "fetch", "orl"), 1,
                            f"mirror {tmp_path / 'nope'} (--mirror or DOCFACT_MIRROR): no such "
                            "folder")
+    (tmp_path / "ORL_32x32.mat").write_bytes(b"")  # the file itself, not its folder
+    _assert_one_line_error(_run("--mirror", tmp_path / "ORL_32x32.mat", "fetch", "orl"), 1,
+                           f"mirror {tmp_path / 'ORL_32x32.mat'} (--mirror or DOCFACT_MIRROR): a "
+                           "file, not a folder")
 
 
 def test_statistics_of_a_small_corpus():

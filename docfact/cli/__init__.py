@@ -15,10 +15,18 @@ from docfact.errors import ConfigNote, DataNote, DocfactError
 _python_showwarning = warnings.showwarning
 
 
+_SHOWN = set()  # the notes of this command so far
+
+
 def _show(message, category, filename, lineno, file=None, line=None):
-    """docfact's own notes as one line on stderr; other warnings as Python shows them."""
+    """docfact's own notes as one line on stderr, each once (a config read three times, or
+    again from the copy a results folder keeps, gives one note: the words after its file's
+    name); other warnings as Python shows them."""
     if issubclass(category, (DigitsWarning, ConfigNote, DataNote)):
-        click.echo(f"docfact: note: {message}", err=True)
+        said = str(message).split(": ", 1)[-1]
+        if said not in _SHOWN:
+            _SHOWN.add(said)
+            click.echo(f"docfact: note: {message}", err=True)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
 
@@ -58,6 +66,7 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         warnings.showwarning = _show
+        _SHOWN.clear()
         main_thread = threading.current_thread() is threading.main_thread()
         if main_thread:
             former = signal.signal(signal.SIGTERM, _terminate)

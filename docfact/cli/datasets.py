@@ -80,9 +80,8 @@ def fetch_(names_, all_):
 
     if bool(names_) == all_:
         raise ConfigError(f"give dataset names or --all (not both); known: {', '.join(names())}")
-    chosen = names() if all_ else list(names_)
-    for name in chosen:
-        entry(name)  # unknown names fail before anything is fetched
+    chosen = names() if all_ else [entry(name).name for name in names_]  # unknown names fail
+                                                                       # before any fetch
     failed = []
     for name in chosen:
         try:

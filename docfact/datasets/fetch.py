@@ -96,7 +96,8 @@ def fetch(
         tried.append(f"cached copy: {problem} (set aside as .corrupt)")
 
     if mirror and not _URL.match(mirror) and not Path(mirror).expanduser().is_dir():
-        raise DataError(f"mirror {mirror} (--mirror or DOCFACT_MIRROR): no such folder")
+        what = "a file, not a folder" if Path(mirror).expanduser().exists() else "no such folder"
+        raise DataError(f"mirror {mirror} (--mirror or DOCFACT_MIRROR): {what}")
     _writable(target.parent)
     sources = [("mirror ", _join(mirror, e.file))] if mirror else []
     sources += [("", url) for url in e.urls]

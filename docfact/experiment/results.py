@@ -30,7 +30,8 @@ def read_setup(folder: Path) -> tuple:
     """(config, manifest) of a results folder: the config that produced its records and its
     manifest; DocfactError if it is not one, ConfigError for records of another format."""
     if not Path(folder).is_dir():
-        raise ConfigError(f"{folder}: no such folder")
+        raise ConfigError(f"{folder}: " + ("a file, not a results folder" if Path(folder).exists()
+                                           else "no such folder"))
     try:
         raw = yaml.safe_load(atomic.read_text(folder / "config.yaml"))
         manifest = json.loads(atomic.read_text(folder / "manifest.json"))

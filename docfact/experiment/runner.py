@@ -143,7 +143,7 @@ def _progress(asked: int, todo: int, out: Path) -> str:
                 "recompute")
     if todo < asked:
         return f"{asked - todo} of {asked} runs already recorded in {out}; computing {todo}"
-    return f"computing {asked} runs into {out}"
+    return f"computing {asked} run{'s' * (asked != 1)} into {out}"
 
 
 def _check_dask(scheduler) -> None:

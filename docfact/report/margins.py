@@ -54,12 +54,17 @@ def _verdict(margin: float, hw: float) -> str:
 
 
 def render(folder: Path, method: str) -> str:
-    """Markdown: margins(folder, method), one line per other method."""
+    """Markdown: margins(folder, method), one line per other method, in the unit of the
+    folder's tables (points of percent, or fractions)."""
     df = margins(folder, method)
-    cells = [[row["method"], *(f"{row[m]:+.4f} ± {row[f'{m}_hw']:.4f} ({row[f'{m}_verdict']})"
-                               for m in METRICS)] for _, row in df.iterrows()]
+    scale = read_folder(folder)[0].scale
+    digits = 2 if scale == 100 else 4
+    cells = [[row["method"], *(f"{scale * row[m]:+.{digits}f} ± {scale * row[f'{m}_hw']:.{digits}f}"
+                               f" ({row[f'{m}_verdict']})" for m in METRICS)]
+             for _, row in df.iterrows()]
+    unit = " (points of percent, as the tables)" if scale == 100 else ""
     head = (f"{method} against each other method of {folder}: average over k of ours minus "
-            "theirs, ± the half-width of the 95% interval paired over the draws (n/a: some k "
-            "has fewer than two runs both clustered)")
+            f"theirs{unit}, ± the half-width of the 95% interval paired over the draws (n/a: "
+            "some k has fewer than two runs both clustered)")
     return head + "\n\n" + tabulate(cells, ["against", *(m.upper() for m in METRICS)],
                                     tablefmt="github") + "\n"
