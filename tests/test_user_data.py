@@ -86,6 +86,22 @@ def test_npz_round_trip_and_scipy_can_read_the_matrix(tmp_path):
                                 "vocabulary", "label_names"}
 
 
+@pytest.mark.parametrize("key, dtype", [("indices", complex), ("indptr", float)])
+def test_npz_whose_indices_are_not_integers_is_refused_without_a_warning(tmp_path, key, dtype):
+    """scipy would cast complex or float index arrays to integers with a warning (a fuzzed
+    file found it): refused in one line instead."""
+    path = tmp_path / "odd.npz"
+    save_npz(path, _expected())
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in z.files}
+    arrays[key] = arrays[key].astype(dtype)
+    np.savez(path, **arrays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError, match=f"'{key}' must hold integers, got {np.dtype(dtype)}"):
+            load_path(path)
+
+
 def test_npz_without_the_optional_arrays(tmp_path):
     path = tmp_path / "bare.npz"
     save_npz(path, Corpus("bare", sp.csr_matrix(COUNTS), np.array([9, 9, 4, 4, 4])))

@@ -120,8 +120,11 @@ def check_partial_labels(y, n: int) -> np.ndarray:
     y = np.asarray(y)
     if np.issubdtype(y.dtype, np.floating) and np.array_equal(y, np.round(y)):
         y = y.astype(np.int64)  # integral labels held as floats
-    if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer):
+    if y.shape != (n,):
         raise ValueError(f"y must be {n} integer labels (-1 = unlabelled), got shape {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer):
+        raise ValueError(f"y must be {n} integer labels (-1 = unlabelled), got {y.dtype} "
+                         "labels: number the classes 0, 1, ...")
     if (y < 0).all():
         raise ValueError("y labels no sample")
     return y

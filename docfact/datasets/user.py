@@ -166,6 +166,9 @@ def _read_npz(path: Path, name: str) -> Corpus:
                     shape) < 0:
                 raise ValueError(f"'shape' must hold two non-negative integers, got {shape}")
             limits.check_shape(tuple(int(n) for n in shape), name)
+            for key in ("indices", "indptr", "row", "col", "offsets"):  # scipy would cast them
+                if key in z.files and z[key].dtype.kind not in "iu":     # with a warning
+                    raise ValueError(f"'{key}' must hold integers, got {z[key].dtype} values")
             labels = z["labels"]
             vocabulary = z["vocabulary"] if "vocabulary" in z.files else None
             names = tuple(z["label_names"].tolist()) if "label_names" in z.files else None
