@@ -25,6 +25,7 @@ def test_unreachable_scheduler_is_one_line(tmp_path):
     res = run_cli("run", small_config(tmp_path), "--backend", "dask", "--scheduler",
                   "tcp://127.0.0.1:1", "--out", tmp_path / "o")
     assert res.exit_code == 1 and "cannot connect" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "o").exists()  # said before any file is written
 
 
 def test_a_scheduler_address_that_is_none_is_one_line_before_any_file(tmp_path):

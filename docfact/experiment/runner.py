@@ -147,8 +147,9 @@ def _progress(asked: int, todo: int, out: Path) -> str:
 
 
 def _check_dask(scheduler) -> None:
-    """DocfactError without dask.distributed; ConfigError for a scheduler address that is none
-    (dask's own error would be a traceback)."""
+    """Before a results folder is made: DocfactError without dask.distributed, or when the
+    scheduler cannot be reached; ConfigError for a scheduler address that is none (dask's own
+    error would be a traceback)."""
     try:
         from distributed.comm.addressing import get_address_host_port, normalize_address
     except ImportError:
@@ -160,6 +161,17 @@ def _check_dask(scheduler) -> None:
         except ValueError as e:
             raise ConfigError(f"--scheduler {scheduler}: not an address ({e}); write "
                               "tcp://HOST:PORT") from None
+        _connect(scheduler).close()
+
+
+def _connect(scheduler):
+    """A dask Client of the scheduler; DocfactError, one line, when it cannot be reached."""
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler, timeout="10s")
+    except OSError as e:
+        raise DocfactError(f"--scheduler {scheduler}: cannot connect ({e})") from None
 
 
 @contextmanager
@@ -173,10 +185,7 @@ def _backend(name: str, jobs: int, scheduler):
 
     with ExitStack() as stack:
         if scheduler:
-            try:
-                client = stack.enter_context(Client(scheduler, timeout="10s"))
-            except OSError as e:
-                raise DocfactError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+            client = stack.enter_context(_connect(scheduler))
         else:
             workers = jobs if jobs > 0 else os.cpu_count()
             cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1,
