@@ -131,6 +131,11 @@ def test_lambda_is_the_config_name_and_lam_is_read_with_a_note(tmp_path):
     # read thrice (validate, run, its folder's copy), said once
     res = run_cli("run", path, "--out", tmp_path / "out", "--runs", 1, "--k", 2, "--jobs", 1)
     assert res.exit_code == 0 and res.output.count("rather than lam") == 1, res.output
+    other = tmp_path / "d.yaml"  # another file of the same words: its own note
+    other.write_text(path.read_text())
+    res = run_cli("validate", path, other)
+    assert [line.split(":")[2] for line in res.output.splitlines() if "rather than lam" in line
+            ] == [f" {path}", f" {other}"], res.output
     path.write_text(GOOD.replace("{algorithm: kmeans}", "{algorithm: gnmf, lam: 1, lambda: 2}"))
     assert "lambda is given twice" in run_cli("validate", path).output
 

@@ -28,6 +28,23 @@ def test_unreachable_scheduler_is_one_line(tmp_path):
     assert not (tmp_path / "o").exists()  # said before any file is written
 
 
+def test_addresses_of_other_transports_are_left_to_dask(monkeypatch):
+    """ucx:// (and a plugin's scheme) has no host:port to read here: only the scheme is
+    checked before connecting."""
+    from docfact.experiment import runner
+
+    reached = []
+    monkeypatch.setattr(runner, "_connect", lambda s: reached.append(s) or _Closed())
+    for address in ("ucx://host:13337", "tls://host:1", "host:8786"):
+        runner._check_dask(address)
+    assert reached == ["ucx://host:13337", "tls://host:1", "host:8786"]
+
+
+class _Closed:
+    def close(self):
+        pass
+
+
 def test_a_scheduler_address_that_is_none_is_one_line_before_any_file(tmp_path):
     for address in ("not an address", "tcp://127.0.0.1", "foo://x:1"):
         res = run_cli("run", small_config(tmp_path), "--backend", "dask", "--scheduler", address,

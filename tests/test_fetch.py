@@ -212,3 +212,8 @@ def test_a_cache_folder_that_cannot_be_written_is_said_once(mirror_dir, tmp_path
         fetch("orl", data_dir=cache_dir, mirror=mirror_dir)
     assert str(e.value) == (f"the data cache folder {cache_dir} cannot be written (Read-only "
                             "file system); choose another with --data-dir DIR")
+    (cache_dir / "Yale_32x32.mat").write_bytes(b"damaged")  # a copy to replace: said why
+    with pytest.raises(DataError, match=r"Yale_32x32.mat failed its check \(.*\) and the data "
+                                        "cache folder .* cannot be written"):
+        fetch("yale", data_dir=cache_dir, mirror=mirror_dir)
+    assert (cache_dir / "Yale_32x32.mat").read_bytes() == b"damaged"  # nothing moved

@@ -149,6 +149,7 @@ def test_bad_sweep_parameter_is_one_line(tmp_path):
                            ("gnmf.weight=gauss", "'weight' parameter of GNMF must be a str among"),
                            ("lambda", "METHOD.PARAM"),
                            ("gnmf.lambda=1,10,1.0", "gnmf.lambda lists 1 twice"),
+                           ("gnmf.max_iter=null,None", "gnmf.max_iter lists None twice"),
                            ("protocol.seed=1,2", "protocol.seed: the one protocol setting"),
                            ("protocol.labelled=0.1", "has no semi-supervised method"),
                            ("gnmf.ncw=true,yes", "--param gnmf.ncw=yes: The 'ncw' parameter")]:

@@ -671,10 +671,13 @@ def test_a_folder_holding_another_tables_runs_is_no_table_of_the_report(tmp_path
     configs.mkdir()
     (configs / "other.yaml").write_text(Path(clean[0]).read_text().replace("name: tiny",
                                                                           "name: other"))
+    for folder in ("tiny", "other"):
+        (results / folder / "k.png").unlink(missing_ok=True)
     res = cli("report", "--results", results, "--configs", configs)
     assert res.exit_code == 0, res.output
     assert (f"docfact: note: {results / 'other'} holds the runs of table 'tiny': not reported"
             in res.output)
+    assert (results / "tiny" / "k.png").exists() and not (results / "other" / "k.png").exists()
     report = pd.read_csv(results / "REPRODUCTION.csv")
     assert set(report.table) == {"tiny"} and not report.duplicated(["method", "metric"]).any()
     md = (results / "REPRODUCTION.md").read_text()
@@ -728,14 +731,34 @@ def test_a_donor_whose_records_are_not_docfacts_gives_nothing(tmp_path, clean):
     donor = _copy(clean, tmp_path)
     runs = donor / "runs.csv"
     runs.write_bytes(runs.read_bytes().replace(b",ac,", b",AC,", 1))
+    empty = [tmp_path / "e1", tmp_path / "e2"]  # two folders of one reason: two notes
+    for folder in empty:
+        folder.mkdir()
     res = cli("run", clean[0], "--out", tmp_path / "new", "--donors", donor, "--donors",
-              tmp_path, "--jobs", 1, "--quiet")
+              empty[0], "--donors", empty[1], "--jobs", 1, "--quiet")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "new" / "runs.csv").read_bytes() == (clean[1] / "runs.csv").read_bytes()
     notes = [line for line in res.output.splitlines() if line.startswith("docfact: note: donor")]
-    assert len(notes) == 2 and all(line.endswith(": its rows are computed") for line in notes)
+    assert len(notes) == 3 and all(line.endswith(": its rows are computed") for line in notes)
     assert f"donor {donor} not read (" in notes[0] and "not docfact" in notes[0], notes
-    assert notes[1].startswith(f"docfact: note: donor {tmp_path} not read (manifest.json: "), notes
+    for note, folder in zip(notes[1:], empty, strict=True):
+        assert note.startswith(f"docfact: note: donor {folder} not read (manifest.json: "), note
+
+
+def test_donors_a_command_gathers_itself_are_passed_over_silently(tmp_path, clean):
+    """The readings take rows from every folder of the results tree (named=False): one that
+    cannot be read is no concern of the reading's, and gets no note."""
+    import warnings
+
+    from docfact.experiment.plan import load
+    from docfact.experiment.runner import shared_rows
+
+    config = load(clean[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert shared_rows(config, tmp_path / "out", "x", [tmp_path], named=False) == {}
+    with pytest.warns(UserWarning, match=f"donor {tmp_path} not read"):
+        shared_rows(config, tmp_path / "out", "x", [tmp_path])
 
 
 def test_a_last_record_cut_inside_a_character_is_dropped_as_cut(tmp_path, clean):

@@ -19,7 +19,8 @@ The estimator contract (read by registry.py; a new algorithm is a module and a `
 - class attributes say what a run hands over: `uses_kernel` (parameters `kernel` and `degree`;
   kernel="precomputed" takes K in place of X, so that a run computes a kernel once); to a
   factorization also `semi_supervised` (fit_transform(X, y=...): y the partial labels, -1 for
-  the unlabelled samples; or fit_transform(X, constraints=Z), Z sparse (n_samples, n_samples),
+  the unlabelled samples, a run's labelled ones numbered 0 .. c - 1 in the order of the
+  classes' own labels; or fit_transform(X, constraints=Z), Z sparse (n_samples, n_samples),
   +1 must-link, -1 cannot-link) and `uses_graph` (fit_transform(X, W=...): the run's p-NN
   graph, built with the parameters `p` and `weight`).
 """

@@ -19,13 +19,11 @@ _SHOWN = set()  # the notes of this command so far
 
 
 def _show(message, category, filename, lineno, file=None, line=None):
-    """docfact's own notes as one line on stderr, each once (a config read three times, or
-    again from the copy a results folder keeps, gives one note: the words after its file's
-    name); other warnings as Python shows them."""
+    """docfact's own notes as one line on stderr, each once (a config read three times gives
+    one note); other warnings as Python shows them."""
     if issubclass(category, (DigitsWarning, ConfigNote, DataNote)):
-        said = str(message).split(": ", 1)[-1]
-        if said not in _SHOWN:
-            _SHOWN.add(said)
+        if str(message) not in _SHOWN:
+            _SHOWN.add(str(message))
             click.echo(f"docfact: note: {message}", err=True)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)

@@ -218,8 +218,8 @@ def check(config_paths, results, jobs, quick):
     config's `check` section).
     """
     from docfact.experiment.check import check as check_table
-    from docfact.experiment.check import owner
     from docfact.experiment.plan import load as load_config
+    from docfact.experiment.results import table_of
 
     failed = 0
     for path in config_paths:
@@ -230,9 +230,9 @@ def check(config_paths, results, jobs, quick):
                        "table first)")
             failed += 1
             continue
-        if owner(folder) not in (None, config.name):
+        if table_of(folder) not in (None, config.name):
             click.echo(f"{config.name}: FAILED ({folder} holds the runs of table "
-                       f"{owner(folder)!r}, not {config.name!r})")
+                       f"{table_of(folder)!r}, not {config.name!r})")
             failed += 1
             continue
         failures = check_table(config, Path(results) / config.name, jobs=jobs, full=not quick)

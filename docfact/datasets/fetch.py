@@ -90,7 +90,7 @@ def fetch(
         problem = _verify_cached(target, e)
         if problem is None:
             return target
-        _writable(target.parent)
+        _writable(target.parent, f"{target} failed its check ({problem}) and ")
         _quarantine(target)
         log.warning("cached %s failed its check (%s); fetching it again", target, problem)
         tried.append(f"cached copy: {problem} (set aside as .corrupt)")
@@ -123,14 +123,15 @@ def fetch(
     )
 
 
-def _writable(folder: Path) -> None:
+def _writable(folder: Path, why: str = "") -> None:
     """DataError, before any source is tried, when the cache folder cannot take a file (a
-    shared or read-only cache: every source would fail for that one reason)."""
+    shared or read-only cache: every source would fail for that one reason); `why` says what
+    needed a new copy."""
     try:
         atomic.probe_writable(folder)
     except OSError as exc:
-        raise DataError(f"the data cache folder {folder} cannot be written ({exc.strerror or exc})"
-                        "; choose another with --data-dir DIR") from None
+        raise DataError(f"{why}the data cache folder {folder} cannot be written "
+                        f"({exc.strerror or exc}); choose another with --data-dir DIR") from None
 
 
 def verify(path: Path, e: Entry, rebuild: bool = False) -> str | None:

@@ -18,7 +18,7 @@ from docfact.config import Config
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS, Z95, average_se
 from docfact.experiment.plan import Plan
-from docfact.experiment.results import read_manifest, read_runs
+from docfact.experiment.results import read_runs
 from docfact.experiment.runner import run
 
 EXACT = 1e-12
@@ -43,14 +43,6 @@ def check(config: Config, committed: Path, jobs: int = 1, full: bool = False) ->
                         "file")
     failures += _published(config, fresh, committed_runs)
     return failures
-
-
-def owner(folder: Path):
-    """The table whose runs `folder` holds, by its manifest (None when it has none to read)."""
-    try:
-        return read_manifest(folder).get("config")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def _read(path: Path) -> pd.DataFrame:

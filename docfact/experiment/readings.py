@@ -302,7 +302,7 @@ def run_reading(readings: Readings, reading: str, phase: str, configs: Path, res
         out = readings.folder(results) / reading / name
         table = plan.load(Path(configs) / f"{name}.yaml") if phase == "full" else None
         run(plan.Plan.of(phase_config(config, phase, readings.runs, table)), out, jobs=jobs,
-            progress=progress, donors=donor_folders(results))
+            progress=progress, donors=donor_folders(results), named=False)
         folders[name] = out
     return folders
 

@@ -8,6 +8,7 @@ algorithm or a parameter leaves old results readable), manifest.json, runs.csv (
 import csv
 import io
 import json
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +16,7 @@ import yaml
 
 from docfact import atomic
 from docfact.config import parse_config
-from docfact.errors import ConfigError, DocfactError
+from docfact.errors import ConfigError, ConfigNote, DocfactError
 from docfact.experiment.store import (
     FIELDS,
     TEXT_FIELDS,
@@ -44,12 +45,23 @@ def read_setup(folder: Path) -> tuple:
         why = " ".join(str(e).split())  # a YAML error spans lines: one line here
         raise DocfactError(f"{folder}: not a complete docfact results folder ({why})") from None
     check_format(manifest, folder)
-    return parse_config(raw, str(folder / "config.yaml"), check_paths=False), manifest
+    with warnings.catch_warnings():  # the copy docfact wrote: its notes were the config's
+        warnings.simplefilter("ignore", ConfigNote)
+        return parse_config(raw, str(folder / "config.yaml"), check_paths=False), manifest
 
 
 def read_manifest(folder: Path) -> dict:
     """A results folder's manifest.json."""
     return json.loads(atomic.read_text(Path(folder) / "manifest.json"))
+
+
+def table_of(folder: Path):
+    """The table whose runs `folder` holds, by its manifest's config (None when the manifest
+    cannot be read or does not say)."""
+    try:
+        return read_manifest(folder).get("config")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def read_runs(path: Path) -> pd.DataFrame:

@@ -34,13 +34,15 @@ from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 
 def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         progress: bool = True, backend: str = "loky", scheduler=None, donors=(), reused=(),
-        say=None) -> Path:
+        say=None, named: bool = True) -> Path:
     """Run (or resume) the plan's tasks into folder `out`; return `out`.
 
     donors: other results folders whose rows of identical methods are taken (shared_rows),
     with the seconds recorded there: rows this table would otherwise have computed.
     reused: folders the same reproduction computes too (a sweep's tables and earlier values):
     their rows are taken in 0 s, counted where they were computed.
+    named: the donors were named by the user (--donors): one that cannot be read is said;
+    False for those a command gathers itself (the readings' folders).
     backend: "loky" (local processes) or "dask" (a dask.distributed cluster: the scheduler at
     `scheduler`, or a local cluster of `jobs` single-threaded workers).
     progress: a progress bar on stderr, when stderr is a terminal (no frames in logs).
@@ -101,7 +103,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         manifest = _manifest(config, corpus, jobs, digest)
         if todo or not old:  # a resume with nothing left to run leaves the manifest as it was
             _write_manifest(out, manifest, walls)
-        taken = shared_rows(config, out, digest, donors, reused) if todo else {}
+        taken = shared_rows(config, out, digest, donors, reused, named) if todo else {}
         rows = sum(len(taken.get(key, {})) for key in todo)
         if rows and say is not None:
             say(f"{rows} of their {len(todo) * len(names)} rows (run x method) taken from "
@@ -151,13 +153,21 @@ def _check_dask(scheduler) -> None:
     scheduler cannot be reached; ConfigError for a scheduler address that is none (dask's own
     error would be a traceback)."""
     try:
-        from distributed.comm.addressing import get_address_host_port, normalize_address
+        from distributed.comm import registry
+        from distributed.comm.addressing import (
+            get_address_host_port,
+            normalize_address,
+            parse_address,
+        )
     except ImportError:
         raise DocfactError("--backend dask needs dask.distributed: pip install 'docfact[dask]'"
                            ) from None
     if scheduler:
         try:
-            get_address_host_port(normalize_address(scheduler))
+            scheme, _ = parse_address(normalize_address(scheduler))
+            registry.get_backend(scheme)  # ucx://, a plugin's: known to dask, no port read here
+            if scheme in ("tcp", "tls", "ws", "wss"):
+                get_address_host_port(normalize_address(scheduler))
         except ValueError as e:
             raise ConfigError(f"--scheduler {scheduler}: not an address ({e}); write "
                               "tcp://HOST:PORT") from None
@@ -202,7 +212,7 @@ def data_notes(X) -> str:
     return f"{d} duplicate documents" if d else ""
 
 
-def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict:
+def shared_rows(config: Config, out: Path, digest, donors=(), reused=(), named=True) -> dict:
     """{(k, run): {method: (record, seconds)}} that this table takes from the table it
     `shares` (the folder of that name beside `out`), the `reused` folders and the `donors`
     folders, the first holding a row winning: the complete runs there, for the methods whose
@@ -217,7 +227,8 @@ def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict
     of the first donor that computed it (a donor records 0 for a row it took in turn, or
     the seconds it was given), so that timings.csv holds what computing the table costs. A
     row that every donor holding it took in turn (the folder that computed it gone) is not
-    taken: it is computed here, and its cost recorded."""
+    taken: it is computed here, and its cost recorded. A donor that cannot be read gives
+    nothing, with a note when `named` (the user named it)."""
     free = ([out.parent / config.shares] if config.shares else []) + [Path(f) for f in reused]
     taken, cost = {}, {}  # cost: None for a free folder's row, else the seconds a donor records
     for folder in free + [Path(f) for f in donors]:
@@ -226,7 +237,7 @@ def shared_rows(config: Config, out: Path, digest, donors=(), reused=()) -> dict
         try:
             rows = _donated(folder, config, digest)
         except DocfactError as e:  # one named as a donor is said; a free one may be anything
-            if folder not in free:
+            if named and folder not in free:
                 warnings.warn(f"donor {folder} not read ({e}): its rows are computed",
                               ConfigNote, stacklevel=2)
             rows = {}

@@ -34,9 +34,12 @@ def parse_param(text: str, option: str = "--param") -> tuple:
                       "same way", ConfigNote, stacklevel=2)
     values = [_value(v.strip()) for v in m[3].split(",")]
     keys = [(isinstance(v, bool), v) for v in values]  # True == 1, yet not the same value
-    twice = next((values[keys.index(key)] for i, key in enumerate(keys) if key in keys[:i]), None)
-    if twice is not None:
-        raise ConfigError(f"{option}: {m[1]}.{param} lists {twice!r} twice")
+    names = [str(v) for v in values]  # null and None: one folder, PARAM=None
+    first = next((keys.index(keys[i]) if keys[i] in keys[:i] else names.index(names[i])
+                  for i in range(len(values)) if keys[i] in keys[:i] or names[i] in names[:i]),
+                 None)  # the index of a value given again
+    if first is not None:
+        raise ConfigError(f"{option}: {m[1]}.{param} lists {values[first]!r} twice")
     return m[1], param, values
 
 

@@ -76,7 +76,7 @@ def to_latex(folder) -> str:
 
 def _summary(folder):
     config, runs, _ = read_folder(folder, recorded=True)
-    ks = sorted(int(k) for k in runs["k"].unique()) or list(config.k)
+    ks = sorted(int(k) for k in runs["k"].unique())
     return config, summarize(runs, [m.name for m in config.methods], ks), ks
 
 

@@ -17,7 +17,7 @@ from tabulate import tabulate
 from docfact import atomic
 from docfact.errors import ConfigNote, DocfactError
 from docfact.experiment.aggregate import METRICS, Z95, average_se, summarize
-from docfact.experiment.results import read_folder, read_manifest
+from docfact.experiment.results import read_folder, read_manifest, table_of
 from docfact.report.causes import FILE, read_causes
 from docfact.report.claims import claim_words, judge
 from docfact.report.readme import splice
@@ -35,23 +35,14 @@ def verdict(diff: float, se: float) -> str:
 
 
 def folders(results: Path) -> list:
-    """Result folders under `results`, in name order."""
-    return sorted(p.parent for p in Path(results).glob("*/manifest.json"))
+    """The tables' folders under `results`, in name order: those holding the runs of the table
+    they are named for (a folder holding another's, a copy renamed, is none, with a note)."""
+    return [f for f in sorted(p.parent for p in Path(results).glob("*/manifest.json"))
+            if _holds_its_table(f)]
 
 
-def _table_of(folder: Path) -> str:
-    """The table whose runs `folder` holds, by its manifest (the folder's name when that cannot
-    be read: read_folder then says why, in one line)."""
-    try:
-        return read_manifest(folder).get("config", folder.name)
-    except (OSError, ValueError, AttributeError):
-        return folder.name
-
-
-def holds_its_table(folder: Path) -> bool:
-    """Whether `folder` holds the runs of the table it is named for; one that holds another's
-    (a copy renamed) is no table of the report, with a note."""
-    name = _table_of(folder)
+def _holds_its_table(folder: Path) -> bool:
+    name = table_of(folder) or folder.name  # unreadable: read_folder says why, in one line
     if name != folder.name:
         warnings.warn(f"{folder} holds the runs of table {name!r}: not reported (a table's "
                       "folder bears its name)", ConfigNote, stacklevel=2)
@@ -114,7 +105,7 @@ def pending(results: Path, configs: Path | None) -> list:
         return []
     return [c for c in map(load_config, sorted(Path(configs).glob("*.yaml")))
             if not (Path(results) / c.name / "manifest.json").exists()
-            or _table_of(Path(results) / c.name) != c.name]
+            or (table_of(Path(results) / c.name) or c.name) != c.name]
 
 
 def report_tables(found: list) -> list:
@@ -128,7 +119,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
     (report.figures). Tables of `configs` (a folder of configs) without results are listed as
     not yet run."""
     results = Path(results)
-    found = [f for f in folders(results) if holds_its_table(f)]
+    found = folders(results)
     sweeps = sweep_folders(results)
     waiting = pending(results, configs)
     if not found:

@@ -74,7 +74,7 @@ def tables(folder, ks=None, runs=None) -> tuple:
     folder = Path(folder)
     config, records, manifest = read_folder(folder, recorded=True)
     methods = [m.name for m in config.methods]
-    recorded = sorted(int(k) for k in records["k"].unique()) or list(config.k)
+    recorded = sorted(int(k) for k in records["k"].unique())
     summary = summarize(records, methods, recorded)
     csvs = {}
     for metric in METRICS:
