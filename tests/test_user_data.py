@@ -2,6 +2,7 @@
 work on a path, and bad input is one line."""
 
 import json
+import os
 import re
 import warnings
 
@@ -388,3 +389,26 @@ def test_validate_reads_a_data_file_and_holds_k_against_its_classes(tmp_path, mo
     (tmp_path / "fits.yaml").write_text(yaml.safe_dump(raw))
     result = CliRunner().invoke(main, ["validate", "fits.yaml"])
     assert result.exit_code == 0 and result.output.startswith("fits.yaml: ok")
+
+
+def _crash(path, name):
+    """A reader that ends its process as scipy's C code did on fuzzed files (a bus error)."""
+    import signal
+
+    os.kill(os.getpid(), signal.SIGBUS)
+
+
+def test_a_reader_that_crashes_is_one_line_and_the_process_goes_on(tmp_path):
+    """scipy's .mat and sparse readers trust the sizes a file declares: a malformed file
+    crashed them (a bus error, a corrupted heap). They run in a child process, whose end is
+    one DataError here; a reader's own error comes back as itself."""
+    from docfact.datasets.user import _in_child, _read_npz
+
+    path = tmp_path / "x.npz"
+    path.write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.raises(DataError, match=r"x.npz: not a file scipy can read \(its reader ended"):
+        _in_child(_crash, path, str(path))
+    with pytest.raises(DataError, match="not a sparse matrix as scipy.sparse.save_npz writes"):
+        _in_child(_read_npz, path, str(path))
+    save_npz(path, _expected())
+    _assert_same(_in_child(_read_npz, path, str(path)), _expected())

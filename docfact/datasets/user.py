@@ -31,6 +31,7 @@ import csv
 import hashlib
 import io
 import math
+import multiprocessing
 import os
 import struct
 import warnings
@@ -88,6 +89,8 @@ def load_path(path) -> Corpus:
                 f"{name}: unknown format {path.suffix!r}; expected a .mat, .npz, .csv or .tsv "
                 "file or a folder of class sub-folders"
             )
+        elif path.suffix.lower() in _BINARY:
+            corpus = _in_child(_READERS[path.suffix.lower()], path, name)
         else:
             corpus = _READERS[path.suffix.lower()](path, name)
     except OSError as e:  # unreadable file or folder
@@ -342,6 +345,46 @@ def _reason(e: Exception) -> str:
 
 
 _READERS = {".mat": _read_mat, ".npz": _read_npz, ".csv": _read_table, ".tsv": _read_table}
+_BINARY = (".mat", ".npz")  # read by scipy's C code: see _in_child
+
+
+def _in_child(read, path: Path, name: str) -> Corpus:
+    """read(path, name) in a child process. scipy's readers of .mat files and of sparse
+    matrices are C code that trusts the sizes a file declares, and this project's fuzzing
+    found malformed files that crash them (a bus error in loadmat, a corrupted heap): a crash
+    in the child is one line here, and the process that asked goes on. The child is forked
+    from a server that has imported this module once (a few milliseconds each)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_reply, args=(read, path, name, send), daemon=True)
+    child.start()
+    send.close()
+    try:
+        ok, value = receive.recv()
+    except EOFError:
+        child.join()
+        raise DataError(f"{name}: not a file scipy can read (its reader ended the process, exit "
+                        f"code {child.exitcode})") from None
+    finally:
+        receive.close()
+    child.join()
+    if ok:
+        return value
+    raise value
+
+
+def _reply(read, path: Path, name: str, send) -> None:
+    """The child's side of _in_child: (True, the corpus) or (False, the exception)."""
+    try:
+        send.send((True, read(path, name)))
+    except Exception as e:  # noqa: BLE001  (any: the parent raises it, as if read itself)
+        try:
+            send.send((False, e))
+        except Exception:  # noqa: BLE001  (one that does not pickle: its words)
+            send.send((False, DataError(f"{name}: {type(e).__name__}: {e}")))
+    finally:
+        send.close()
 
 
 def content_hash(path) -> str:
