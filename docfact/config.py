@@ -339,7 +339,8 @@ def parse_config(raw, where: str, default_name: str = "experiment", check=None,
                   report.get("layout", "k_by_method"), report.get("unit", "percent"),
                   _groups(report.get("groups"), f"{where}: report.groups", names),
                   report.get("kind", "table"),
-                  _published(raw.get("published"), f"{where}: published", names),
+                  _published(raw.get("published"), f"{where}: published", names,
+                             report.get("unit", "percent")),
                   _check(raw.get("check", {}), f"{where}: check", names, k),
                   raw.get("notes", ""), raw, raw.get("shares"),
                   raw["protocol"].get("nmi", "max"),
@@ -571,9 +572,13 @@ def parse_value(value, where):
     return float(m[1]), (float(m[2]) if m[2] else None)
 
 
-def _published(value, where, method_names):
+def _published(value, where, method_names, unit: str = "percent"):
+    """The paper's values by metric, method and k (or avg), each (mean, std or None), every
+    mean within the range of the report's unit (a typo, 5000 for 50.00, would otherwise give
+    a verdict against a number no paper printed); the headline claims."""
     if value is None:
         return {}
+    top = 100.0 if unit == "percent" else 1.0
     out = {"source": value["source"]}
     for metric in METRICS:
         out[metric] = {}
@@ -587,6 +592,9 @@ def _published(value, where, method_names):
                     raise ConfigError(f"{where}.{metric}.{mname}: keys are k values or 'avg', "
                                       f"got {key!r}")
                 row[key] = parse_value(v, f"{where}.{metric}.{mname}.{key}")
+                if not 0 <= row[key][0] <= top:
+                    raise ConfigError(f"{where}.{metric}.{mname}.{key}: {row[key][0]:g} is "
+                                      f"outside 0 to {top:g} (report.unit {unit})")
             out[metric][mname] = row
     out["claims"] = [_claim(c, f"{where}.claims[{i}]", method_names)
                      for i, c in enumerate(value.get("claims", []))]

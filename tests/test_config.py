@@ -162,3 +162,18 @@ def test_a_value_shared_by_two_methods_is_written_out_and_reads_back():
     text = dump_yaml(raw)
     assert "&" not in text and "*" not in text
     assert parse_yaml(text, "config.yaml") == raw
+
+
+@pytest.mark.parametrize("unit, value, ok", [("percent", "50.00", True), ("percent", "5000", False),
+                                             ("fraction", "0.5", True), ("fraction", "50", False),
+                                             ("percent", "-1", False)])
+def test_a_published_value_outside_its_units_range_is_refused(tmp_path, unit, value, ok):
+    """A typo in a paper's number (5000 for 50.00) would give a verdict against a value no
+    paper printed: a mean outside 0..100 (percent) or 0..1 (fraction) is refused."""
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD + f"report: {{unit: {unit}}}\n"
+                    f"published:\n  source: s\n  ac:\n    KM: {{2: '{value}'}}\n")
+    res = run_cli("validate", path)
+    assert (res.exit_code == 0) == ok, res.output
+    if not ok:
+        assert f"(published.ac.KM.2): {float(value):g} is outside 0 to " in res.output
