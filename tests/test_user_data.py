@@ -412,3 +412,17 @@ def test_a_reader_that_crashes_is_one_line_and_the_process_goes_on(tmp_path):
         _in_child(_read_npz, path, str(path))
     save_npz(path, _expected())
     _assert_same(_in_child(_read_npz, path, str(path)), _expected())
+
+
+def _load_in_a_pool_worker(path):
+    return load_path(path).n_documents
+
+
+def test_a_pools_daemonic_worker_reads_its_own_file(tmp_path):
+    """A daemonic process may not start a child: there the file is read in the process."""
+    import multiprocessing
+
+    path = tmp_path / "known.npz"
+    save_npz(path, _expected())
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_load_in_a_pool_worker, (path,)) == 5

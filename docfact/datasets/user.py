@@ -353,7 +353,12 @@ def _in_child(read, path: Path, name: str) -> Corpus:
     matrices are C code that trusts the sizes a file declares, and this project's fuzzing
     found malformed files that crash them (a bus error in loadmat, a corrupted heap): a crash
     in the child is one line here, and the process that asked goes on. The child is forked
-    from a server that has imported this module once (a few milliseconds each)."""
+    from a server that has imported this module once (a few milliseconds each). Where no child
+    can be had (a daemonic process, as a multiprocessing pool's worker; a system without
+    forkserver) the file is read here."""
+    if (multiprocessing.current_process().daemon
+            or "forkserver" not in multiprocessing.get_all_start_methods()):
+        return read(path, name)
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([__name__])
     receive, send = ctx.Pipe(duplex=False)
