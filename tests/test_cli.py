@@ -166,6 +166,11 @@ def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_pat
     assert line.startswith(f" ({fits.sum() / 60:.0f} CPU-minutes as recorded in ")
     assert (f"gnmf_tdt2, not counting the {(fits == 0).sum()} of its {len(fits)} fits taken "
             "from other tables: about ") in line and "on this machine's " in line
+    assert "without" not in line
+    # a method of one's own added to the paper's table: its time is not there, and said so
+    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out",
+                      ["NMF", "GNMF", "MyMF"])
+    assert line.endswith(" cores; without MyMF, which it does not hold)"), line
     assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path) == ""
     # not from the folder the command just wrote, which holds only the runs it asked
     assert _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml",

@@ -878,3 +878,33 @@ def test_an_out_folder_of_another_table_is_named_so(tmp_path, clean):
     one_line_error(res, 2)
     assert f"{out} holds the runs of table 'tiny', not 'zz'; choose another --out" in res.output
     assert "--fresh" not in res.output and _snapshot(out) == before
+
+
+def test_a_report_of_ones_own_partial_table_says_what_it_is(tmp_path):
+    """A table of one's own, its config kept outside --configs, cut to one k and one run: the
+    report names the command that computes it (its folder's config), leaves out the notes
+    written for its full protocol (they quote numbers this table does not hold), and its
+    figure shows the one k's means as points (a line of one point draws nothing)."""
+    import matplotlib.pyplot as plt
+
+    from docfact.experiment.aggregate import summarize
+    from docfact.experiment.results import read_folder
+    from docfact.report.plots import _curve
+
+    cfg = tiny_config(tmp_path)
+    raw = yaml.safe_load(cfg.read_text())
+    cfg.write_text(yaml.safe_dump({**raw, "notes": "FULL-TABLE WORDS"}))
+    results, configs = tmp_path / "results", tmp_path / "configs"
+    configs.mkdir()
+    res = cli("run", cfg, "--k", 2, "--runs", 1, "--out", results / "tiny", "--jobs", 1)
+    assert res.exit_code == 0, res.output
+    res = cli("report", "--results", results, "--configs", configs)
+    assert res.exit_code == 0, res.output
+    md = (results / "REPRODUCTION.md").read_text()
+    assert f"`docfact run {results / 'tiny' / 'config.yaml'}`" in md
+    assert "FULL-TABLE WORDS" not in md and "describe its full protocol" in md
+    config, runs, _ = read_folder(results / "tiny")
+    fig, ax = plt.subplots()
+    _curve(ax, config, summarize(runs, ["KM"], [2]), "ac", "KM", [2], "C0", "KM")
+    assert ax.lines[0].get_marker() == "s" and len(ax.lines[0].get_xdata()) == 1
+    plt.close(fig)

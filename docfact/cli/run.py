@@ -107,7 +107,8 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     if not quiet and (config.k, config.runs) != (full.k, full.runs):
         click.echo(f"This table: {runs_words(config.runs)} at k = {k_words(config.k)}. The "
                    f"full protocol, {runs_words(full.runs)} at k = {k_words(full.k)}: docfact run "
-                   f"{config_path} --out DIR{_time_here(full.name, config_path, folder)}",
+                   f"{config_path} --out DIR"
+                   f"{_time_here(full.name, config_path, folder, [m.name for m in full.methods])}",
                    err=True)
     _stop_if_a_method_never_ran(failures)
 
@@ -143,12 +144,13 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def _time_here(name: str, config_path, written: Path) -> str:
+def _time_here(name: str, config_path, written: Path, methods=()) -> str:
     """What the full table costs, from the CPU seconds its committed results record
     (timings.csv: in results/ of the current folder, or of the folder above the config's, a
     repository's configs/ and results/; not the folder just `written`, which holds only the
     runs asked): CPU-hours, and about how long on this machine's cores (the runs are
-    independent; a recorded wall time depends on the load it ran under and on --jobs)."""
+    independent; a recorded wall time depends on the load it ran under and on --jobs); the
+    `methods` of the config that folder does not hold (one's own, added) are named."""
     from joblib import cpu_count
 
     from docfact.experiment.results import read_timings
@@ -158,9 +160,11 @@ def _time_here(name: str, config_path, written: Path) -> str:
     if folder.resolve() == written.resolve():
         return ""
     try:
-        fits = read_timings(folder)["seconds"]
+        timings = read_timings(folder)
+        fits = timings["seconds"]
     except (OSError, ValueError, KeyError, DocfactError):
         return ""
+    missing = [m for m in methods if m not in set(timings["method"])]
     seconds, taken = float(fits.sum()), int((fits == 0).sum())
     if not seconds > 0:
         return ""
@@ -169,9 +173,10 @@ def _time_here(name: str, config_path, written: Path) -> str:
            f"{seconds / 60:.0f} CPU-minutes" if seconds >= 90 else f"{seconds:.0f} CPU-seconds")
     # rows the table took from another one record 0 s (timings.csv)
     besides = f", not counting the {taken} of its {len(fits)} fits taken from other tables"
+    without = f"; without {', '.join(missing)}, which it does not hold" if missing else ""
     return (f" ({cpu} as recorded in {folder}{besides if taken else ''}: about "
             f"{_duration(seconds / cores)} on this "
-            f"machine's {cores} cores)")
+            f"machine's {cores} cores{without})")
 
 
 @click.command(short_help="Print a results folder's tables again.")

@@ -21,7 +21,14 @@ from docfact.experiment.results import read_folder, read_manifest, table_of
 from docfact.report.causes import FILE, read_causes
 from docfact.report.claims import claim_words, judge
 from docfact.report.readme import splice
-from docfact.report.tables import numerics_words, protocol_words, runtime, view_words, wall_seconds
+from docfact.report.tables import (
+    holds_full_protocol,
+    numerics_words,
+    protocol_words,
+    runtime,
+    view_words,
+    wall_seconds,
+)
 
 TOLERANCE = 0.02
 
@@ -77,6 +84,7 @@ def rows_of(folder: Path) -> tuple:
                         "verdict": "no published value" if pub is None else verdict(diff, se)})
     per_run = runs.drop_duplicates(["k", "run"])
     info = {"config": config, "manifest": manifest, "ks": ks,
+            "full": holds_full_protocol(config, ks, per_run.groupby("k").size().tolist()),
             "claims": judge(config, summary, runs),
             "source": published.get("source", "") if published else "",
             "runs_with_notes": int((per_run["notes"] != "").sum()), "runs_done": len(per_run)}
@@ -162,7 +170,7 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
               f"{total_time(sweeps)} over the figures' sweeps (sums of the "
               f"recorded times; `make reproduce` runs both).", ""]
     lines += _claims_section(tables, results)
-    table, done, planned = _table_of_tables(tables, waiting, total_time(found + sweeps))
+    table, done, planned = _table_of_tables(tables, waiting, total_time(found + sweeps), configs)
     lines += ["## Tables", "", "Each table's command, its wall time here, its runs and its rows "
               "against the published ones (`make reproduce` runs them all).", "", table, ""]
     pages, audits = readings_pages(results), audit_pages(results)
@@ -202,15 +210,19 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                   f"- wall time: {runtime(folder, manifest)} on {manifest['cores']} cores; "
                   f"tables: [`tables.md`]({folder.name}/tables.md); "
                   f"figures: {_figures(folder)}", ""]
+        notes = config.notes and info["full"]  # they quote the full table's numbers
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
                  f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"],
-                 _verdict_cell(r, causes, f"#notes-{folder.name}" if config.notes else None)]
+                 _verdict_cell(r, causes, f"#notes-{folder.name}" if notes else None)]
                 for r in rows]
         lines += [tabulate(body, ["method", "metric", "published", "ours", "diff", "95% CI",
                                   "runs", "verdict"], tablefmt="github", disable_numparse=True), ""]
         lines += [f"![AC and NMI against k]({folder.name}/k.png)", ""]
-        if config.notes:
+        if notes:
             lines += [f'<a id="notes-{folder.name}"></a>Notes:', "", config.notes.strip(), ""]
+        elif config.notes:
+            lines += ["The config's notes describe its full protocol: see them in "
+                      f"[`config.yaml`]({folder.name}/config.yaml).", ""]
     text = "\n".join(lines)
     atomic.write_text(results / "REPRODUCTION.md", text)
     if readme is not None:
@@ -376,7 +388,20 @@ def _f(value, sign=""):
         f"{value:{sign}.3f}")
 
 
-def _table_of_tables(tables, waiting, wall: str) -> tuple:
+def _command(folder: Path, config, manifest: dict, configs) -> str:
+    """The command that computes the table in `folder`: its config in `configs` when that is
+    the protocol the folder holds, else the copy the folder keeps (a table of one's own made
+    from a config kept elsewhere, or one edited since)."""
+    from docfact.experiment.plan import load
+
+    path = Path(configs) / f"{config.name}.yaml" if configs is not None else None
+    if path is not None and path.exists() and (
+            load(path).protocol_hash() == manifest.get("protocol_hash")):
+        return f"`docfact run {path}`"
+    return f"`docfact run {folder / 'config.yaml'}`"
+
+
+def _table_of_tables(tables, waiting, wall: str, configs=None) -> tuple:
     """(Markdown, runs done, runs planned): one row per table (paper, table, command, run time,
     runs, verdicts), the configs `waiting` for a run listed as not run; a last row sums the runs
     and gives the `wall` time of tables and sweeps together."""
@@ -390,13 +415,13 @@ def _table_of_tables(tables, waiting, wall: str) -> tuple:
         planned = len(config.k) * config.runs
         done_all, planned_all = done_all + done, planned_all + planned
         body.append([paper_of(config.name), _table_name(config),
-                     f"`docfact run configs/{config.name}.yaml`",
+                     _command(folder, config, manifest, configs),
                      runtime(folder, manifest) if done >= planned else "partial (resumable)",
                      f"{done} / {planned}", status])
     for config in waiting:
         planned_all += len(config.k) * config.runs
         body.append([paper_of(config.name), _table_name(config),
-                     f"`docfact run configs/{config.name}.yaml`", "not run",
+                     f"`docfact run {Path(configs) / f'{config.name}.yaml'}`", "not run",
                      f"0 / {len(config.k) * config.runs}", ""])
     body.sort(key=lambda row: (row[0], row[2]))
     body.append(["all", "", "`make reproduce`", f"{wall} (the runs so far)",

@@ -81,7 +81,8 @@ def _curve(ax, config, summary, metric, method, ks, color, label) -> None:
     x = s["k"].astype(int).to_numpy()
     mean = s["mean"].to_numpy(float) * scale
     se = mean_se(s["std"], s["n"]) * scale
-    ax.plot(x, mean, "-", color=color, label=label, lw=1.5)
+    # a line of one point draws nothing: a table of one k shows its means as dots
+    ax.plot(x, mean, "-" if len(x) > 1 else "s", color=color, label=label, lw=1.5, ms=4)
     low, high = np.clip([mean - Z95 * se, mean + Z95 * se], 0, scale)  # AC, NMI in [0, 1]
     ax.fill_between(x, low, high, color=color, alpha=0.15)
     paper = config.published.get(metric, {}).get(method, {}) if config.published else {}

@@ -67,6 +67,12 @@ def protocol_words(manifest: dict) -> str:
     return classes + (f"; each run the best (by {by}) of {n} sub-runs" if n > 1 else "") + labels
 
 
+def holds_full_protocol(config, ks, counts) -> bool:
+    """Whether runs recorded at `ks`, `counts` runs per k, are the config's whole protocol (its
+    notes, which quote the full table's numbers, are shown under it only then)."""
+    return set(ks) >= set(config.k) and min(counts, default=0) >= config.runs
+
+
 def tables(folder, ks=None, runs=None) -> tuple:
     """(Markdown of every recorded run, {"ac.csv": text, "nmi.csv": text}, Markdown of the runs
     asked: those of the k values `ks` and run numbers below `runs`, default all) of a results
@@ -175,8 +181,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     if partial:
         lines += ["Avg. of a run over fewer k than the paper: the published value beside it is "
                   "the mean of the paper's values for the same k.", ""]
-    full = set(ks) >= set(config.k) and min(counts, default=0) >= config.runs
-    if config.notes and full:
+    if config.notes and holds_full_protocol(config, ks, counts):
         lines += ["## Notes", "", config.notes.strip(), ""]
     elif config.notes:
         lines += [f"The config's `notes` describe the full table ({config.runs} runs at k = "
