@@ -235,12 +235,13 @@ def check(config_paths, results, jobs, quick):
                        "table first)")
             failed += 1
             continue
-        if table_of(folder) not in (None, config.name):
-            click.echo(f"{config.name}: FAILED ({folder} holds the runs of table "
-                       f"{table_of(folder)!r}, not {config.name!r})")
+        owner = table_of(folder)
+        if owner not in (None, config.name):
+            click.echo(f"{config.name}: FAILED ({folder} holds the runs of table {owner!r}, "
+                       f"not {config.name!r})")
             failed += 1
             continue
-        failures = check_table(config, Path(results) / config.name, jobs=jobs, full=not quick)
+        failures = check_table(config, folder, jobs=jobs, full=not quick)
         pairs = ("every committed run" if not quick else
                  "pairs " + ", ".join(f"({k}, {r})" for k, r in config.check["pairs"]))
         click.echo(f"{config.name}: {'ok' if not failures else 'FAILED'} ({pairs})")

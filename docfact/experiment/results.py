@@ -57,10 +57,10 @@ def read_manifest(folder: Path) -> dict:
 
 def table_of(folder: Path):
     """The table whose runs `folder` holds, by its manifest's config (None when the manifest
-    cannot be read or does not say)."""
+    cannot be read, is not docfact's, or does not say)."""
     try:
         return read_manifest(folder).get("config")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, DocfactError):
         return None
 
 

@@ -27,7 +27,7 @@ from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, ConfigNote, DataError, DocfactError
 from docfact.experiment.methods import RUN_FAILURES, Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
-from docfact.experiment.results import read_setup, read_timings
+from docfact.experiment.results import read_setup, read_timings, table_of
 from docfact.experiment.store import FIELDS, Lock, RunStore, check_format, read_records
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 
@@ -63,7 +63,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         if not (atomic.check_regular(manifest_path) or _holds_records(out / "runs.csv")):
             _not_overwritten(out, dump_yaml(config.raw))
         if fresh:  # the manifest last: a --fresh cut short leaves a folder still the table's
-            _owned(config, manifest_path)
+            _owned(config, out)
             for name in (*WRITTEN, "runs.csv", "timings.csv", "manifest.json"):
                 atomic.remove(out / name)
         old = _read_manifest(manifest_path)
@@ -74,9 +74,7 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         digest = plan.data_hash()
         if old:
             if old.get("protocol_hash") != config.protocol_hash():
-                if old.get("config", config.name) != config.name:  # --fresh would refuse it
-                    raise ConfigError(f"{out} holds the runs of table {old['config']!r}, not "
-                                      f"{config.name!r}; choose another --out")
+                _owned(config, out)  # another table's: --fresh would not discard it either
                 raise ConfigError(f"{out} holds runs of a different protocol (data, seed, "
                                   "methods or the code of one's own changed); choose --out, "
                                   "or --fresh to discard them (--donors with a copy of the "
@@ -379,18 +377,14 @@ def sub_run_objective(out: dict) -> float:
     return float(out["objective"] if "objective" in out else out["inertia"])
 
 
-def _owned(config: Config, path: Path) -> None:
-    """ConfigError if the manifest at `path` names another table: --fresh discards a table's
-    own runs, never another's (an unreadable manifest is no table's: --fresh is its remedy).
-    By name only: a folder of a reading or a quick run holds a config named as its table."""
-    try:
-        owner = _read_manifest(path).get("config", config.name)
-    except DocfactError:
-        return
-    if owner != config.name:
-        raise ConfigError(f"{path.parent} holds the runs of table {owner!r}, not "
-                          f"{config.name!r}; --fresh discards a table's own runs only: choose "
-                          "--out, or remove that folder first")
+def _owned(config: Config, out: Path) -> None:
+    """ConfigError if folder `out` holds another table's runs, by its manifest: neither resumed
+    nor discarded by --fresh (an unreadable manifest is no table's: --fresh is its remedy). By
+    name only: a folder of a reading or a quick run holds a config named as its table."""
+    owner = table_of(out)
+    if owner not in (None, config.name):
+        raise ConfigError(f"{out} holds the runs of table {owner!r}, not {config.name!r}; "
+                          "choose another --out")
 
 
 def _read_manifest(path: Path) -> dict:
