@@ -162,10 +162,11 @@ def _check_dask(scheduler) -> None:
                            ) from None
     if scheduler:
         try:
-            scheme, _ = parse_address(normalize_address(scheduler))
+            address = normalize_address(scheduler)
+            scheme, _ = parse_address(address)
             registry.get_backend(scheme)  # ucx://, a plugin's: known to dask, no port read here
             if scheme in ("tcp", "tls", "ws", "wss"):
-                get_address_host_port(normalize_address(scheduler))
+                get_address_host_port(address)
         except ValueError as e:
             raise ConfigError(f"--scheduler {scheduler}: not an address ({e}); write "
                               "tcp://HOST:PORT") from None

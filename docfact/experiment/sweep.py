@@ -33,13 +33,10 @@ def parse_param(text: str, option: str = "--param") -> tuple:
         warnings.warn(f"{m[1]}.{m[2]}: write {m[1]}.{param} (as the papers); {m[2]} is read the "
                       "same way", ConfigNote, stacklevel=2)
     values = [_value(v.strip()) for v in m[3].split(",")]
-    keys = [(isinstance(v, bool), v) for v in values]  # True == 1, yet not the same value
-    names = [str(v) for v in values]  # null and None: one folder, PARAM=None
-    first = next((keys.index(keys[i]) if keys[i] in keys[:i] else names.index(names[i])
-                  for i in range(len(values)) if keys[i] in keys[:i] or names[i] in names[:i]),
-                 None)  # the index of a value given again
-    if first is not None:
-        raise ConfigError(f"{option}: {m[1]}.{param} lists {values[first]!r} twice")
+    for i, v in enumerate(values):
+        for u in values[:i]:  # equal values (1, 1.0; True is not 1), or one folder (null, None)
+            if (u == v and isinstance(u, bool) == isinstance(v, bool)) or str(u) == str(v):
+                raise ConfigError(f"{option}: {m[1]}.{param} lists {u!r} twice")
     return m[1], param, values
 
 

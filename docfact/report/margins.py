@@ -18,7 +18,7 @@ from tabulate import tabulate
 
 from docfact.errors import ConfigError
 from docfact.experiment.aggregate import METRICS, summarize
-from docfact.experiment.results import read_folder
+from docfact.experiment.results import read_folder, read_setup
 from docfact.report.claims import margin
 
 
@@ -57,7 +57,7 @@ def render(folder: Path, method: str) -> str:
     """Markdown: margins(folder, method), one line per other method, in the unit of the
     folder's tables (points of percent, or fractions)."""
     df = margins(folder, method)
-    scale = read_folder(folder)[0].scale
+    scale = read_setup(folder)[0].scale  # the config only: margins() read the runs
     digits = 2 if scale == 100 else 4
     cells = [[row["method"], *(f"{scale * row[m]:+.{digits}f} ± {scale * row[f'{m}_hw']:.{digits}f}"
                                f" ({row[f'{m}_verdict']})" for m in METRICS)]
