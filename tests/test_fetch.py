@@ -217,3 +217,15 @@ def test_a_cache_folder_that_cannot_be_written_is_said_once(mirror_dir, tmp_path
                                         "cache folder .* cannot be written"):
         fetch("yale", data_dir=cache_dir, mirror=mirror_dir)
     assert (cache_dir / "Yale_32x32.mat").read_bytes() == b"damaged"  # nothing moved
+
+
+@pytest.mark.parametrize("ci, outcome", [("1", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_a_missing_data_file_fails_under_ci_and_skips_elsewhere(monkeypatch, ci, outcome):
+    """conftest's _missing: a checkout without the data mirror skips the tests that need it
+    (as the project asks), but under CI (.ci/run exports CI=1) the same absence fails, so a
+    green CI cannot have passed a data test by skipping it."""
+    from tests.conftest import _missing
+
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="needs the data file X"):
+        _missing("needs the data file X")
