@@ -413,7 +413,12 @@ def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
     after = pd.read_csv(out / "timings.csv").set_index(["k", "run", "method"])["seconds"]
     cf = after.index.get_level_values("method") == "CF"
     assert (after[cf] > 0).all() and after[cf].equals(before[cf])
-    assert not after[~cf].equals(before[~cf])  # CCF and RCF computed again
+    # CCF and RCF computed again: their records moved with the fraction (seconds rounded to
+    # 0.1 ms may repeat by chance, so they cannot tell)
+    old, new = (pd.read_csv(d / "runs.csv").set_index(["k", "run", "method"])
+                for d in (copy, out))
+    semi = new.index.get_level_values("method") != "CF"
+    assert not new[semi].equals(old[semi]) and new[~semi].equals(old[~semi])
 
 
 def test_a_donor_row_keeps_the_seconds_of_the_folder_that_computed_it(tmp_path):
