@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 import yaml
 
-from docfact.algorithms import CF, GNMF, LCCF, NMF, RCF, costs, knn_graph
+from docfact.algorithms import CF, GNMF, LCCF, LCF, NMF, RCF, PSPt, SymmetricNMF, costs, knn_graph
 from docfact.algorithms.cf import LCCFRule
 from docfact.algorithms.engine import dtype, fast_products, minimize, numerics
 from docfact.algorithms.kernels import LinearKernel, SparseProduct
@@ -54,7 +54,10 @@ def test_gnmf_starts_advanced_together_equal_one_by_one_bit_for_bit(data):
 @pytest.mark.parametrize("make", [
     lambda: NMF(3, random_state=0), lambda: GNMF(3, lam=10, random_state=0),
     lambda: CF(3, random_state=0), lambda: LCCF(3, lam=100, random_state=0),
-], ids=["NMF", "GNMF", "CF", "LCCF"])
+    lambda: SymmetricNMF(3, random_state=0), lambda: PSPt(3, scale="sums", random_state=0),
+    lambda: PSPt(3, scale="sums", ncw=True, diagonal="zero", random_state=0),
+    lambda: LCF(3, lam=0.3, random_state=0),
+], ids=["NMF", "GNMF", "CF", "LCCF", "HHt", "PSPt", "NC-PSPt-zero", "LCF"])
 def test_float32_fits_are_float32_inside_and_agree_with_float64(data, make):
     """In float32 the fit returns float64 factors of the same clustering, its objective within
     float32's resolution of float64's after the same iterations from the same starts."""

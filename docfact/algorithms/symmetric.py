@@ -24,7 +24,7 @@ import numpy as np
 
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.engine import EPS, mu_step, sq_norm
+from docfact.algorithms.engine import EPS, dtype, mu_step, sq_norm
 from docfact.algorithms.kernels import (
     LastProduct,
     LinearKernel,
@@ -53,6 +53,9 @@ class Hollow:
     def scaled(self, s: np.ndarray) -> "Hollow":
         return Hollow(self.W.scaled(s))
 
+    def astype(self, dtype) -> "Hollow":
+        return Hollow(self.W.astype(dtype))
+
     def dense(self) -> np.ndarray:
         D = self.W.dense().copy()
         np.fill_diagonal(D, 0.0)
@@ -68,14 +71,21 @@ def affinity_sq_norm(W) -> float:
     return sq_norm(W.dense())
 
 
+def in_loop_dtype(W) -> tuple:
+    """(W, dtype): the affinity operator in the context's dtype (engine.numerics)."""
+    loop = dtype()
+    return (W if loop == np.float64 else W.astype(loop)), loop
+
+
 class HHtRule:
     """Update rule of NMF-HHt on the affinity operator W. A start is (H,)."""
 
     loop_normalize = None
 
     def __init__(self, W, n_components: int):
-        self.W, self.k = LastProduct(W), n_components
         self.sq_norm_W = affinity_sq_norm(W)
+        W, self.dtype = in_loop_dtype(W)
+        self.W, self.k = LastProduct(W), n_components
 
     def init(self, rng):
         return (rng.random((self.W.n, self.k)),)
@@ -108,14 +118,16 @@ class PSPtRule:
 
     def __init__(self, W, n_components: int, eta: float, scale: str = "literal",
                  s_form: str = "diagonal"):
-        self.W, self.k, self.s_form = LastProduct(W), n_components, s_form
         self.sq_norm_W = affinity_sq_norm(W)
+        self.k, self.s_form = n_components, s_form
         if scale == "literal":
             self.alpha, self.beta = eta / W.n**2, (1 - eta) / n_components**2
         elif scale == "sums":
             self.alpha, self.beta = eta, 1 - eta
         else:
             self.alpha, self.beta = eta / self.sq_norm_W, (1 - eta) / n_components
+        W, self.dtype = in_loop_dtype(W)
+        self.W = LastProduct(W)
 
     def init(self, rng):
         P = rng.random((self.W.n, self.k))
