@@ -6,6 +6,7 @@ outside the output folder changes and no finished run is lost."""
 import csv
 import io
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -754,9 +755,12 @@ def test_donors_a_command_gathers_itself_are_passed_over_silently(tmp_path, clea
     from docfact.experiment.runner import shared_rows
 
     config = load(clean[0])
+    digest = json.loads((clean[1] / "manifest.json").read_text())["data_hash"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert shared_rows(config, tmp_path / "out", "x", [tmp_path], named=False) == {}
+        # after a folder that gives rows too
+        assert shared_rows(config, tmp_path / "out", digest, [clean[1], tmp_path], named=False)
     with pytest.warns(UserWarning, match=f"donor {tmp_path} not read"):
         shared_rows(config, tmp_path / "out", "x", [tmp_path])
 

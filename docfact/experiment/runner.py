@@ -241,15 +241,15 @@ def shared_rows(config: Config, out: Path, digest, donors=(), reused=(), named=T
                               ConfigNote, stacklevel=2)
             rows = {}
         seconds = _seconds(folder) if rows and folder not in free else {}
-        for key, named in rows.items():
-            for name, row in named.items():
+        for key, by_method in rows.items():
+            for name, row in by_method.items():
                 at = (*key, name)
                 taken.setdefault(key, {}).setdefault(name, row)
                 if cost.get(at, 0.0) == 0.0:  # not taken yet, or the donor took it in turn
                     cost[at] = None if folder in free else seconds.get(at, 0.0)
-    return {key: {name: (row, cost[(*key, name)] or 0.0) for name, row in named.items()
+    return {key: {name: (row, cost[(*key, name)] or 0.0) for name, row in by_method.items()
                   if cost[(*key, name)] != 0.0}
-            for key, named in taken.items()}
+            for key, by_method in taken.items()}
 
 
 def _seconds(folder: Path) -> dict:
