@@ -237,6 +237,21 @@ def test_an_estimator_without_n_iter_or_objective_is_recorded_without_them(own_f
     assert (toy_runs.status == "ok").all() and toy_runs.objective.isna().all()
 
 
+def test_sub_runs_chosen_by_an_objective_ones_own_estimator_lacks_is_one_line(own_folder):
+    """best_by: objective with an estimator that sets no objective_: one line naming it, exit 1,
+    no run recorded (its sub-runs could not be chosen as the protocol says)."""
+    cfg = _own(own_folder, None, "sklearn.decomposition:TruncatedSVD")
+    text = yaml.safe_load(open(cfg))
+    text["protocol"].update(best_of=2, best_by="objective")
+    text["methods"].pop("KM")
+    (own_folder / cfg).write_text(yaml.safe_dump(text))
+    res = CliRunner().invoke(main, ["run", cfg, "--out", "out", "--jobs", "1", "--quiet"])
+    assert res.exit_code == 1 and "Traceback" not in res.output, res.output
+    assert res.output.strip().splitlines()[-1] == (
+        "docfact: error: protocol.best_by: objective: methods.Toy "
+        "(sklearn.decomposition:TruncatedSVD) sets no objective_ to choose its sub-runs by")
+
+
 @pytest.mark.parametrize("algorithm, module, message", [
     ("no_such_mf:Projection", None, "no module no_such_mf in the current folder or on PYTHONPATH"),
     ("own_mf:Nope", OWN_MODULE, "own_mf.py) has no Nope"),

@@ -366,16 +366,22 @@ def best_of(method, artefacts: Artefacts, k: int, seed, y, n: int, by: str = "ac
     for s in seed.spawn(n) if n > 1 else [seed]:
         out = method.cluster(artefacts, k, s)
         ac = metrics.accuracy(y, out["labels"])
-        score = ac if by == "ac" else -sub_run_objective(out)
+        score = ac if by == "ac" else -sub_run_objective(method, out)
         if best is None or score > best[2]:
             best = out, ac, score
     return best[:2]
 
 
-def sub_run_objective(out: dict) -> float:
-    """The objective a sub-run minimised: the factorization's, or k-means' sum of squares
-    (plan.problems admits best_by objective only for methods that report one)."""
-    return float(out["objective"] if "objective" in out else out["inertia"])
+def sub_run_objective(method, out: dict) -> float:
+    """The objective a sub-run minimised: the factorization's, or k-means' inertia_ (its
+    objective under its metric). plan.problems admits best_by objective only for the methods
+    that report one; an estimator of one's own may still set no objective_: DocfactError,
+    the table stopped."""
+    value = out["objective"] if "objective" in out else out["inertia"]
+    if value is None:
+        raise DocfactError(f"protocol.best_by: objective: methods.{method.name} "
+                           f"({method.algorithm}) sets no objective_ to choose its sub-runs by")
+    return float(value)
 
 
 def _owned(config: Config, out: Path) -> None:
