@@ -765,6 +765,25 @@ def test_donors_a_command_gathers_itself_are_passed_over_silently(tmp_path, clea
         shared_rows(config, tmp_path / "out", "x", [tmp_path])
 
 
+def test_a_donor_whose_manifest_is_a_fifo_is_refused_not_waited_on(tmp_path, clean):
+    """A FIFO planted as a donor's manifest.json: the donor gives nothing (a note when named),
+    the run is not left waiting for a writer."""
+    import threading
+
+    from docfact.experiment.plan import load
+    from docfact.experiment.runner import shared_rows
+
+    donor = tmp_path / "fifo"
+    donor.mkdir()
+    os.mkfifo(donor / "manifest.json")
+    found = []
+    reader = threading.Thread(target=lambda: found.append(shared_rows(
+        load(clean[0]), tmp_path / "out", "x", [donor], named=False)), daemon=True)
+    reader.start()
+    reader.join(30)
+    assert found == [{}]
+
+
 def test_a_last_record_cut_inside_a_character_is_dropped_as_cut(tmp_path, clean):
     """A writer stopped in the middle of a two-byte character: the cut record is dropped, the
     complete ones read, and the folder is not refused."""

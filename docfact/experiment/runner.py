@@ -27,7 +27,7 @@ from docfact.digits import DigitsWarning, deviation
 from docfact.errors import ConfigError, ConfigNote, DataError, DocfactError
 from docfact.experiment.methods import RUN_FAILURES, Artefacts
 from docfact.experiment.plan import Plan, Task, problems, resolve, row_key
-from docfact.experiment.results import read_setup, read_timings, table_of
+from docfact.experiment.results import read_manifest, read_setup, read_timings, table_of
 from docfact.experiment.store import FIELDS, Lock, RunStore, check_format, read_records
 from docfact.experiment.store import FORMAT as RECORDS_FORMAT
 
@@ -267,7 +267,7 @@ def _donated(folder: Path, config: Config, digest) -> dict:
     whose row_key is the same there; DocfactError when the folder cannot be read as a
     results folder (no manifest, a config or records that are not docfact's)."""
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest = read_manifest(folder)  # a link or FIFO there refused, never waited on
         if not isinstance(manifest, dict):
             raise ValueError("not a mapping")
     except (OSError, ValueError) as e:
@@ -399,7 +399,7 @@ def _read_manifest(path: Path) -> dict:
     if not atomic.check_regular(path):
         return {}
     try:
-        manifest = json.loads(atomic.read_text(path))
+        manifest = read_manifest(path.parent)
     except (ValueError, RecursionError) as e:
         raise DocfactError(f"{path}: not a docfact manifest ({e}); choose --out, or "
                            "--fresh to discard it") from None
