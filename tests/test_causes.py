@@ -30,11 +30,13 @@ def test_rows_are_read_with_their_kind_and_page(tmp_path):
     ("t:\n  tried:\n    page.md: [C AC]\n", "'C' is not a method of the table"),
     ("t:\n  tried:\n    page.md: [A, A NMI]\n", "A NMI given twice"),
     ("t: [A]\n", "expected a mapping"),
-    ("t: [\n", "not valid YAML"),
+    ("t: [\n", "invalid YAML at line 2"),
+    ("a: &x {}\nt: *x\n", "alias"),
+    ("t:\n  tried:\n    caf\xe9.md: [A]\n".encode("latin-1"), "cannot be read"),
 ])
 def test_a_bad_entry_is_refused_in_one_line(tmp_path, text, words):
     (tmp_path / "page.md").write_text("x\n")
-    (tmp_path / "causes.yaml").write_text(text)
+    (tmp_path / "causes.yaml").write_bytes(text if isinstance(text, bytes) else text.encode())
     with pytest.raises(DocfactError, match=words) as e:
         read_causes(tmp_path, {"t": ["A", "B"]})
     assert "\n" not in str(e.value)

@@ -765,6 +765,17 @@ def test_donors_a_command_gathers_itself_are_passed_over_silently(tmp_path, clea
         shared_rows(config, tmp_path / "out", "x", [tmp_path])
 
 
+def test_a_folders_config_with_a_key_given_twice_is_read_as_a_config_is(tmp_path, clean):
+    """A results folder's config.yaml is read by the rules of a config (no key twice, no
+    alias): `show` refuses what `validate` refuses, in one line, rather than taking the last."""
+    out = _copy(clean, tmp_path)
+    config = out / "config.yaml"
+    config.write_text(config.read_text() + "name: another\n")
+    res = cli("show", out)
+    assert res.exit_code != 0 and len(res.output.strip().splitlines()) == 1, res.output
+    assert "key 'name' given twice" in res.output, res.output
+
+
 def test_a_donor_whose_manifest_is_a_fifo_is_refused_not_waited_on(tmp_path, clean):
     """A FIFO planted as a donor's manifest.json: the donor gives nothing (a note when named),
     the run is not left waiting for a writer."""

@@ -141,6 +141,8 @@ def test_the_committed_corpus_table_is_the_corpus_reading():
     ({"starts": {"one": {"grounds": ""}}}, "needs its grounds"),
     ({"starts": {"one": {"set": {"protocol": {"runs": 3}}, "grounds": "x"}}},
      "may set only best_by, constraints, nmi"),
+    ({"starts": {"one": {"set": {"methods": {"GNMF": "fast"}}, "grounds": "x"}}},
+     "set.methods.GNMF: a mapping of parameter -> value"),
 ])
 def test_stated_settings_and_ungrounded_values_are_refused(tmp_path, change, message):
     path = _readings_file(tmp_path)
@@ -161,6 +163,11 @@ def test_unknown_keys_algorithms_and_bytes_are_refused(tmp_path):
     spec["settings"]["starts"]["best10"]["set"] = {"algorithms": {"nosuch": {"x": 1}}}
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     with pytest.raises(ConfigError, match="unknown algorithm 'nosuch'"):
+        rd.load_readings(path)
+    spec["settings"]["starts"]["best10"]["set"] = {"algorithms": {"kmeans": {"n_replicates": 9}}}
+    spec["readings"]["reference"]["starts"] = ["one"]  # a list where a value is asked
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    with pytest.raises(ConfigError, match=r"readings.reference.starts: \['one'\] is not a value"):
         rd.load_readings(path)
     path.write_bytes(b"tables: [\xff]\n")
     with pytest.raises(ConfigError, match="not UTF-8 text"):

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from docfact.algorithms.engine import Numerics
 from docfact.algorithms.registry import ALGORITHMS, keyword
-from docfact.config import Config, parse_config, parse_yaml
+from docfact.config import Config, parse_config, parse_yaml, read_config_text
 from docfact.errors import ConfigError
 from docfact.experiment import plan
 from docfact.experiment.runner import run
@@ -84,12 +84,7 @@ class Readings:
 def load_readings(path) -> Readings:
     """Parse and check a readings file; ConfigError 'file: key: reason' for anything wrong."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    text = read_config_text(path)
     where = str(path)
     raw = parse_yaml(text, where)
     if not isinstance(raw, dict) or not {"tables", "settings", "readings"} <= set(raw):
@@ -121,7 +116,7 @@ def load_readings(path) -> Readings:
         if not isinstance(choice, dict) or set(choice) != set(settings):
             raise ConfigError(f"{at}: give one value for each setting: {', '.join(settings)}")
         for setting, value in choice.items():
-            if value not in settings[setting]:
+            if isinstance(value, (dict, list)) or value not in settings[setting]:
                 raise ConfigError(f"{at}.{setting}: {value!r} is not a value of that setting; "
                                   f"values: {', '.join(map(str, settings[setting]))}")
     tables = raw["tables"]
@@ -163,6 +158,8 @@ def _check_unstated(patch: dict, key: str, where: str) -> None:
     if not isinstance(patch.get(key) or {}, dict):
         raise ConfigError(f"{where}.set.{key}: a mapping of name -> parameters")
     for name, params in (patch.get(key) or {}).items():
+        if not isinstance(params or {}, dict):
+            raise ConfigError(f"{where}.set.{key}.{name}: a mapping of parameter -> value")
         stated = sorted(key for key in params or {} if keyword(key) in STATED)
         if stated:
             raise ConfigError(f"{where}.set.{key}.{name}: {', '.join(stated)} is stated "

@@ -12,10 +12,9 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from docfact import atomic
-from docfact.config import parse_config
+from docfact.config import parse_config, parse_yaml
 from docfact.errors import ConfigError, ConfigNote, DocfactError
 from docfact.experiment.store import (
     FIELDS,
@@ -34,15 +33,15 @@ def read_setup(folder: Path) -> tuple:
         raise ConfigError(f"{folder}: " + ("a file, not a results folder" if Path(folder).exists()
                                            else "no such folder"))
     try:
-        raw = yaml.safe_load(atomic.read_text(folder / "config.yaml"))
+        raw = parse_yaml(atomic.read_text(folder / "config.yaml"), str(folder / "config.yaml"))
         manifest = json.loads(atomic.read_text(folder / "manifest.json"))
         if not isinstance(manifest, dict):
             raise ValueError("manifest.json is not a mapping")
     except FileNotFoundError as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder (no "
                            f"{Path(e.filename).name})") from None
-    except (OSError, ValueError, RecursionError, yaml.YAMLError) as e:
-        why = " ".join(str(e).split())  # a YAML error spans lines: one line here
+    except (OSError, ValueError, RecursionError, ConfigError) as e:
+        why = " ".join(str(e).split())
         raise DocfactError(f"{folder}: not a complete docfact results folder ({why})") from None
     check_format(manifest, folder)
     with warnings.catch_warnings():  # the copy docfact wrote: its notes were the config's

@@ -16,8 +16,8 @@ one.
 
 from pathlib import Path
 
-import yaml
-
+from docfact import atomic
+from docfact.config import parse_yaml
 from docfact.errors import DocfactError
 from docfact.experiment.aggregate import METRICS
 
@@ -33,9 +33,9 @@ def read_causes(results: Path, methods: dict) -> dict:
     if not path.exists():
         return {}
     try:
-        raw = yaml.safe_load(path.read_text("utf-8")) or {}
-    except yaml.YAMLError as e:
-        raise DocfactError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+        raw = parse_yaml(atomic.read_text(path), str(path)) or {}
+    except (OSError, ValueError) as e:  # ValueError: not UTF-8
+        raise DocfactError(f"{path}: cannot be read ({e})") from None
     out = {}
     for table, kinds in _mapping(raw, str(path)).items():
         if table not in methods:

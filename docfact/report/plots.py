@@ -4,9 +4,9 @@ sweeps, convergence curves and LCF's anchors."""
 from pathlib import Path
 
 import matplotlib
-import yaml
 
 from docfact import atomic
+from docfact.config import parse_yaml
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "docfact"
@@ -178,7 +178,8 @@ def sweep_title(csv: Path, param: str, lines: list, baselines: list) -> str:
     if not found:
         return f"{csv.stem}: AC and NMI against {word}"
     manifest = read_manifest(found[0].parent)
-    raw = yaml.safe_load((found[0].parent / "config.yaml").read_text())
+    path = found[0].parent / "config.yaml"
+    raw = parse_yaml(atomic.read_text(path), str(path))
     by = found[0].parent.name.split("=")[0] if found[0].parent.parent != csv.parent else None
     table = manifest["config"].split(f"-{param}-")[0]
     head = (f"{table}: AC and NMI (averages over k) against {word}"
