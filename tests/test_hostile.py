@@ -900,6 +900,20 @@ def test_convergence_of_a_table_of_few_classes_draws_its_largest_k(tmp_path):
     assert (tmp_path / "c" / "convergence.csv").exists()
 
 
+@pytest.mark.parametrize("method, words", [
+    ({"algorithm": "gnmf", "p": 10000}, "G at k = 2, run 0: ValueError: p must be in"),
+    ({"algorithm": "sklearn.decomposition:TruncatedSVD"},
+     "G at k = 2, run 0: ValueError: Invalid parameter"),
+])
+def test_convergence_of_a_fit_that_fails_is_one_line(tmp_path, method, words):
+    """A factorization that cannot fit this draw, or an estimator without the engine's
+    parameters: one line naming it, nothing drawn."""
+    cfg = tiny_config(tmp_path, methods={"G": method})
+    res = cli("plot", "convergence", cfg, "--k", 2, "--iterations", 5, "--out", tmp_path / "c")
+    one_line_error(res)
+    assert words in res.output and not (tmp_path / "c").exists(), res.output
+
+
 def test_an_out_folder_of_another_table_is_named_so(tmp_path, clean):
     """--out holding another table's runs: said at once (--fresh, which discards a table's own
     runs only, would be refused: it is not offered), and the folder kept as it was."""

@@ -1,10 +1,12 @@
 """Objective against iteration for a config's factorizations on one drawn subset (LCCF Fig. 3)."""
 
+import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from docfact.config import Config
 from docfact.errors import ConfigError
+from docfact.experiment.methods import RUN_FAILURES
 from docfact.experiment.plan import Plan
 
 
@@ -24,8 +26,18 @@ def convergence(config: Config, k: int, run: int, iterations: int, names=None) -
         [(task, shared)] = plan.draws()
         for m in methods:
             seed = int(plan.seed(task, m.name).generate_state(1)[0])
-            est, _ = m.fit(shared, k, seed, track_objective=True, n_restarts=1, min_iter=0,
-                           max_iter=iterations)
+            try:  # a run the table would record as failed, or an estimator of one's own
+                est, _ = m.fit(shared, k, seed, track_objective=True, n_restarts=1,
+                               min_iter=0, max_iter=iterations)
+            except RUN_FAILURES as e:  # without the engine's parameters
+                raise ConfigError(f"{m.name} at k = {k}, run {run}: {type(e).__name__}: "
+                                  f"{' '.join(str(e).split())}") from None
+            history = getattr(est, "objective_", None)
+            history = np.ravel([] if history is None else history)
+            if len(history) < 2:
+                raise ConfigError(f"{m.name} keeps no objective per iteration to draw "
+                                  "(objective_, as docfact's factorizations with "
+                                  "track_objective)")
             rows += [{"method": m.name, "iteration": i, "objective": obj}
-                     for i, obj in enumerate(est.objective_)]
+                     for i, obj in enumerate(history)]
     return pd.DataFrame(rows)
