@@ -1,5 +1,7 @@
 """Audit landscapes: scored on the readings' scale, restricted to the methods audited."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -35,3 +37,21 @@ def test_score_is_the_readings_score_of_the_audited_rows(tmp_path):
     assert got["mean_abs_diff"] == pytest.approx(np.mean([0.1, 0.0]))
     assert got["M ac"] == pytest.approx(0.95) and "O ac" not in got.index
     assert got["agree"] == 1  # NMI within 0.02; AC 0.1 away, beyond 1.96 SE
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--k", "3", "foo"], "error: each reading is NAME=FOLDER"),
+    (["--k", "3,x", "r=."], "error: --k: comma-separated integers, not '3,x'"),
+    (["--k", "3", "r=nope"], "error: nope/runs.csv: No such file or directory"),
+])
+def test_the_landscape_command_refuses_bad_arguments_in_one_line(tmp_path, capsys, args, words):
+    """python -m docfact.report.landscape: a reading without its folder, a k that is no
+    integer or a folder without runs: one line and exit 1 or 2, no traceback, nothing written."""
+    from docfact.report.landscape import main
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "lccf_tdt2_reference.yaml"
+    with pytest.raises(SystemExit) as e:
+        main([str(config), str(tmp_path / "l.csv"), "--runs", "2", "--methods", "KM", *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code in (1, 2) and err[-1].endswith(words), err
+    assert not (tmp_path / "l.csv").exists()

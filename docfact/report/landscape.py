@@ -16,6 +16,7 @@ import pandas as pd
 
 from docfact import atomic
 from docfact.config import load_config
+from docfact.errors import DocfactError
 from docfact.experiment.results import read_runs
 from docfact.report.readings import score_rows, summary
 
@@ -46,9 +47,20 @@ def main(argv=None) -> None:
     parser.add_argument("--methods", required=True)
     parser.add_argument("readings", nargs="+", metavar="NAME=FOLDER")
     a = parser.parse_args(argv)
-    table = landscape(a.config, dict(r.split("=", 1) for r in a.readings),
-                      [int(k) for k in a.k.split(",")], a.runs, a.methods.split(","))
-    atomic.write_text(Path(a.out), table.to_csv(index=False, float_format="%.4f"))
+    if not all("=" in r[1:] for r in a.readings):
+        parser.error("each reading is NAME=FOLDER")
+    try:
+        ks = [int(k) for k in a.k.split(",")]
+    except ValueError:
+        parser.error(f"--k: comma-separated integers, not {a.k!r}")
+    try:
+        table = landscape(a.config, dict(r.split("=", 1) for r in a.readings), ks, a.runs,
+                          a.methods.split(","))
+        atomic.write_text(Path(a.out), table.to_csv(index=False, float_format="%.4f"))
+    except OSError as e:  # a folder without runs.csv
+        parser.exit(1, f"{parser.prog}: error: {e.filename}: {e.strerror}\n")
+    except DocfactError as e:
+        parser.exit(1, f"{parser.prog}: error: {e}\n")
     print(table.to_string(index=False))
 
 
