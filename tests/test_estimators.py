@@ -1,7 +1,8 @@
 """scikit-learn's estimator checks on every registered estimator (docfact/algorithms/__init__.py
 states the contract they check, with the exceptions below and their reasons)."""
 
-from sklearn.utils.estimator_checks import parametrize_with_checks
+import pytest
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 from docfact.algorithms.registry import ALGORITHMS, clusters
 
@@ -44,3 +45,11 @@ def expected_failures(estimator) -> dict:
                          expected_failed_checks=expected_failures)
 def test_estimator_follows_scikit_learn(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_parameter_constraints_are_the_estimators_parameters(name):
+    """scikit-learn's check_param_validation (not among the checks above): the constraints
+    name exactly the parameters of __init__, and each refuses a value of the wrong type."""
+    estimator = instance(ALGORITHMS[name])
+    check_param_validation(type(estimator).__name__, estimator)

@@ -12,6 +12,12 @@ from sklearn.utils.validation import check_non_negative, validate_data
 from docfact.algorithms import engine
 from docfact.algorithms._validation import integer, number
 
+# A parameter of the estimators whose papers run every start to its end (NMF, HHt, PSPt):
+# trials : bool, run every start to its stop (max_iter, or the running-mean rule) and keep the
+#     one of lowest final objective, instead of selecting after min_iter + 1 iterations
+#     (`engine.minimize`).
+TRIALS = {"trials": ["boolean"]}
+
 
 class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     """Shared parameters of every multiplicative-update factorization.
@@ -26,9 +32,6 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     random_state : int, RandomState or None.
     track_objective : bool, record the objective after every iteration (else only after the
         selection of the start, and at every iteration when max_iter is None).
-    trials : bool, run every start to its stop (max_iter, or the running-mean rule) and keep
-        the one of lowest final objective, instead of selecting after min_iter + 1 iterations
-        (`engine.minimize`); a parameter of the estimators whose papers say so (NMF, HHt, PSPt).
 
     Attributes
     ----------
@@ -46,14 +49,13 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         "tol": [number()],
         "random_state": ["random_state"],
         "track_objective": ["boolean"],
-        "trials": ["boolean"],
     }
     semi_supervised = False  # the contract (docfact/algorithms/__init__.py)
     uses_graph = False
     uses_kernel = False
 
     def __init__(self, n_components, *, n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
-                 random_state=None, track_objective=False, trials=False):
+                 random_state=None, track_objective=False):
         self.n_components = n_components
         self.n_restarts = n_restarts
         self.min_iter = min_iter
@@ -61,7 +63,6 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
         self.track_objective = track_objective
-        self.trials = trials
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -83,7 +84,7 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
             tol=self.tol,
             random_state=self.random_state,
             track_objective=self.track_objective,
-            trials=self.trials,
+            trials=getattr(self, "trials", False),  # a parameter of some (TRIALS)
         )
         if not all(np.isfinite(f).all() for f in fit.factors):
             raise FloatingPointError("the factors contain NaN or Inf")

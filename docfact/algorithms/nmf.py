@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from docfact.algorithms import engine
-from docfact.algorithms.base import MultiplicativeFactorization, check_data
+from docfact.algorithms.base import TRIALS, MultiplicativeFactorization, check_data
 from docfact.algorithms.graphs import (
     GRAPH_CONSTRAINTS,
     NegativeWeights,
@@ -140,14 +140,15 @@ class NMF(MultiplicativeFactorization):
     """
 
     _parameter_constraints = {**MultiplicativeFactorization._parameter_constraints,
-                              "ncw": ["boolean"]}
+                              "ncw": ["boolean"], **TRIALS}
 
     def __init__(self, n_components, *, ncw=False, n_restarts=10, min_iter=30, max_iter=100,
                  tol=1e-5, random_state=None, track_objective=False, trials=False):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
                          max_iter=max_iter, tol=tol, random_state=random_state,
-                         track_objective=track_objective, trials=trials)
+                         track_objective=track_objective)
         self.ncw = ncw
+        self.trials = trials
 
     def _affinity(self, X, W):
         """(W, lambda) of the graph regulariser: none for NMF."""
@@ -187,7 +188,8 @@ class GNMF(NMF):
     graph serves several methods of a run; otherwise it is built from X.
     """
 
-    _parameter_constraints = {**NMF._parameter_constraints, **GRAPH_CONSTRAINTS}
+    _parameter_constraints = {**MultiplicativeFactorization._parameter_constraints,
+                              "ncw": ["boolean"], **GRAPH_CONSTRAINTS}
     uses_graph = True
 
     def __init__(self, n_components, *, lam=10.0, p=5, weight="binary", ncw=False, n_restarts=10,

@@ -23,7 +23,7 @@ terms relative errors); W's diagonal: "keep" (unit self-similarity) or "zero"; S
 import numpy as np
 
 from docfact.algorithms._validation import number, options
-from docfact.algorithms.base import MultiplicativeFactorization, check_data
+from docfact.algorithms.base import TRIALS, MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import EPS, dtype, mu_step, sq_norm
 from docfact.algorithms.kernels import (
     LastProduct,
@@ -195,17 +195,18 @@ class _AffinityFactorization(MultiplicativeFactorization):
 
     _parameter_constraints = {**MultiplicativeFactorization._parameter_constraints,
                               "kernel": [options("linear", "precomputed")], "ncw": ["boolean"],
-                              "diagonal": [options("keep", "zero")]}
+                              "diagonal": [options("keep", "zero")], **TRIALS}
 
     def __init__(self, n_components, *, kernel="linear", ncw=False, diagonal="keep",
                  n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None,
                  track_objective=False, trials=False):
         super().__init__(n_components, n_restarts=n_restarts, min_iter=min_iter,
                          max_iter=max_iter, tol=tol, random_state=random_state,
-                         track_objective=track_objective, trials=trials)
+                         track_objective=track_objective)
         self.kernel = kernel
         self.ncw = ncw
         self.diagonal = diagonal
+        self.trials = trials
 
     def _fit_transform(self, X, y=None):
         """Factorize the affinity of X (n_samples, n_features), or X itself (n, n) with
