@@ -145,7 +145,7 @@ def test_folder_reads_nested_files_and_bad_bytes(tmp_path):
         corpus = load_path(root)
     assert [str(n.message) for n in notes] == [
         f"{root}: 1 of its 2 files are not UTF-8 text (first: {root / 'a' / 'one'}, byte 6); "
-        "each byte that is not was read as a break between terms"]
+        "each byte that is not UTF-8 was read as a break between terms"]
     assert list(corpus.vocabulary) == ["apple", "banana", "cherry"]
     assert list(corpus.y) == [1, 2] and corpus.label_names == ("a", "b")
     latin = tmp_path / "latin.csv"

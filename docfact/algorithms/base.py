@@ -24,7 +24,7 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int, K, the number of factors (clusters).
+    n_components : int, k, the number of factors (clusters).
     n_restarts : int, random starts run for `min_iter` + 1 iterations; the best is continued.
     min_iter : int, iterations of each start before selection.
     max_iter : int or None, total iterations; None stops on the running-mean rule with `tol`.

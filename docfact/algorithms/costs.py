@@ -1,6 +1,6 @@
 """What the products of one iteration cost, and the cheapest form of K for a fit.
 
-A product takes the kernel K (N, N) of the documents X (N, M) times Y (N, c), c = K columns per
+A product takes the kernel K (N, N) of the documents X (N, M) times Y (N, c), c = k columns per
 start times the starts taken at once (R in the restart phase, 1 after). Its two forms:
     sparse  K Y = X (X^T Y): flops 4 nnz c,  bytes 2 nnz (b + 4) + 2 (N + M) c b
     dense   K Y, K formed:   flops 2 N^2 c,  bytes N^2 b + 2 N c b
@@ -78,7 +78,7 @@ def dense_build(X, itemsize: int = 8) -> Cost:
 
 def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
                  itemsize: int = 8) -> Cost:
-    """The K products of a CF-family fit (2 per iteration: K W and K V) in `form` ("sparse"
+    """The K products of a CF-family fit (2 per iteration: K U and K V) in `form` ("sparse"
     or "dense", building K included): the restart phase takes n_restarts starts at once for
     min_iter + 1 iterations (max_iter if fewer), the chosen start runs to max_iter (min_iter + 1
     + 100 assumed when max_iter is None: the stopping rule's typical length)."""

@@ -3,7 +3,7 @@
 The linear kernel is never formed: K Y = X (X^T Y) costs two sparse products, O(nnz K), where
 the dense N x N matrix of the reference code costs O(N^2 K) per product and O(N^2) memory.
 Other kernels (the LCCF paper's degree-2 polynomial <x_i, x_j>^2) are dense N x N matrices,
-built once per data set and shared by every method that needs them.
+built once per run (its documents) and shared by every method of the run that needs them.
 """
 
 import numpy as np

@@ -2,7 +2,8 @@
 
 W = X X^T on unit-length documents is their cosine similarity (the AA affinity); with NC
 weighting it is W~ = D^-1/2 W D^-1/2, D = diag(W 1) (the NC affinity). W is a kernel operator
-(kernels.py): for the linear kernel it is never formed, W Y = X (X^T Y).
+(kernels.py): for the linear kernel the updates never form it, W Y = X (X^T Y); the
+objective's constant ||W||^2 is taken once, from the sparse X X^T.
 
 HHt (Ding, He, Simon 2005; PSPt paper Eq. 2): min ||W - H H^T||^2 over H >= 0 (N, k),
     H <- H * (1/2 + W H / (2 H H^T H)).
@@ -15,7 +16,7 @@ P >= 0 (N, k) and diagonal S >= 0, alpha = eta / N^2, beta = (1 - eta) / k^2,
 
 Readings of what the paper leaves open (settings; the defaults are the literal text):
 scale of the two terms: "literal" (alpha = eta / N^2, beta = (1 - eta) / k^2), "sums" (alpha =
-eta, beta = 1 - eta) or "relative" (alpha = eta / ||W||^2, beta = (1 - eta) / ||I_K||^2, both
+eta, beta = 1 - eta) or "relative" (alpha = eta / ||W||^2, beta = (1 - eta) / ||I_k||^2, both
 terms relative errors); W's diagonal: "keep" (unit self-similarity) or "zero"; S: "diagonal"
 (Eq. 3, Eq. 8) or "full" (S <- S * P^T W P / (P^T P S P^T P), the tri-factorization update).
 """

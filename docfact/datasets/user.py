@@ -210,7 +210,7 @@ def _corpus(name: str, X, labels, vocabulary, names) -> Corpus:
     return Corpus(name, X, labels.ravel().astype(np.int64), vocabulary, names)
 
 
-DROPPED = "each byte that is not was read as a break between terms"
+DROPPED = "each byte that is not UTF-8 was read as a break between terms"
 # First-row words that name a column: a header written otherwise than label,text.
 HEADER_LABELS = {"label", "labels", "class", "category", "target", "topic", "y"}
 HEADER_TEXTS = {"text", "texts", "document", "doc", "body", "content", "message"}

@@ -162,13 +162,13 @@ def plot_sweep(csv: Path) -> list:
                 ax.set_title(members[0], fontsize=9)
     if len(baselines) or not multiples:
         (grid[0, 0] if multiples else grid[0, 1]).legend(fontsize=7)
-    fig.suptitle(sweep_title(csv, param, lines, list(baselines["method"])), fontsize=8)
+    fig.suptitle(sweep_title(csv, param, list(baselines["method"])), fontsize=8)
     paths = save(fig, csv.with_suffix(""))
     plt.close(fig)
     return paths
 
 
-def sweep_title(csv: Path, param: str, lines: list, baselines: list) -> str:
+def sweep_title(csv: Path, param: str, baselines: list) -> str:
     """What a sweep varied and what it held: the table, the corpus and protocol (from the
     manifest of one swept value's records) and the swept methods' other settings (from its
     config.yaml); the CSV's name alone when no records lie beside it."""
