@@ -145,6 +145,11 @@ class Config:
         """Published values' unit as a multiple of a fraction: 100 for percent."""
         return 100.0 if self.unit == "percent" else 1.0
 
+    def published_value(self, metric: str, method: str, k: int):
+        """The published value at k in the paper's unit, None where the paper prints none."""
+        row = self.published.get(metric, {}).get(method, {}) if self.published else {}
+        return row.get(k, (None,))[0]
+
     def published_average(self, metric: str, method: str, ks) -> tuple:
         """(value, partial) of the published average over the k values `ks`, in the paper's
         unit: its Avg. when `ks` cover every k it prints (partial False), else the mean of its

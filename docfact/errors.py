@@ -19,6 +19,13 @@ class DataError(DocfactError):
     exit_code = 1
 
 
+def first_line(e: BaseException, limit: int | None = None) -> str:
+    """The first line of an exception's message (its type's name when it has none), cut to
+    `limit` characters: for messages of one line."""
+    lines = str(e).strip().splitlines()
+    return lines[0][:limit] if lines else type(e).__name__
+
+
 class ConfigNote(UserWarning):
     """Something a config or option says that still works but should be written otherwise
     (a former name): shown as one line."""

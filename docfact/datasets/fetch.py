@@ -32,7 +32,7 @@ import requests
 
 from docfact import atomic
 from docfact.datasets.registry import Entry, entry
-from docfact.errors import DataError, DataNote
+from docfact.errors import DataError, DataNote, first_line
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ def _check_content(path: Path, spec: dict) -> str | None:
             while gz.read(1 << 20):
                 pass
     except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
-        return f"unreadable tarball ({type(exc).__name__}: {_first_line(exc)})"
+        return f"unreadable tarball ({type(exc).__name__}: {first_line(exc, 100)})"
     for pattern, expected in members.items():
         if counts[pattern] != expected:
             return f"content check: {counts[pattern]} files match {pattern!r}, expected {expected}"
@@ -269,10 +269,5 @@ def _reason(exc: OSError) -> str:
     # requests nests the useful part ("[Errno -3] Temporary failure in name resolution")
     # deep inside a long message; fish it out.
     errno = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", str(exc))
-    detail = errno.group(1).strip() if errno else _first_line(exc)
+    detail = errno.group(1).strip() if errno else first_line(exc, 100)
     return f"{type(exc).__name__}: {detail}"
-
-
-def _first_line(exc: BaseException, limit: int = 100) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:limit] if text else ""

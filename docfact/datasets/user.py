@@ -48,7 +48,7 @@ from docfact import atomic, limits
 from docfact.datasets.corpus import Corpus
 from docfact.datasets.registry import canonical, registry
 from docfact.datasets.text import counts
-from docfact.errors import DataError, DataNote
+from docfact.errors import DataError, DataNote, first_line
 
 # Smallest document frequency of a kept term in user texts: 1 keeps every term, because a
 # small corpus has few documents per term and the registry's thresholds were chosen to match
@@ -151,7 +151,7 @@ def _read_mat(path: Path, name: str) -> Corpus:
             "and 'gnd' (labels)"
         ) from None
     except _UNREADABLE as e:
-        raise DataError(f"{name}: cannot read as a MATLAB file: {_reason(e)}") from None
+        raise DataError(f"{name}: cannot read as a MATLAB file: {first_line(e)}") from None
 
 
 def _read_npz(path: Path, name: str) -> Corpus:
@@ -180,7 +180,7 @@ def _read_npz(path: Path, name: str) -> Corpus:
         raise
     except _UNREADABLE as e:
         raise DataError(
-            f"{name}: not a sparse matrix as scipy.sparse.save_npz writes it: {_reason(e)}"
+            f"{name}: not a sparse matrix as scipy.sparse.save_npz writes it: {first_line(e)}"
         ) from None
 
 
@@ -337,11 +337,6 @@ def _check(corpus: Corpus, name: str) -> None:
     names = corpus.label_names
     if names is not None and not (corpus.y.min() >= 1 and corpus.y.max() <= len(names)):
         raise DataError(f"{name}: labels must lie in 1..{len(names)} to have label_names")
-
-
-def _reason(e: Exception) -> str:
-    lines = str(e).strip().splitlines()
-    return lines[0] if lines else type(e).__name__
 
 
 _READERS = {".mat": _read_mat, ".npz": _read_npz, ".csv": _read_table, ".tsv": _read_table}

@@ -15,7 +15,7 @@ import pandas as pd
 
 from docfact import atomic
 from docfact.config import parse_config, parse_yaml
-from docfact.errors import ConfigError, ConfigNote, DocfactError
+from docfact.errors import ConfigError, ConfigNote, DocfactError, first_line
 from docfact.experiment.store import (
     FIELDS,
     TEXT_FIELDS,
@@ -74,7 +74,7 @@ def read_runs(path: Path) -> pd.DataFrame:
                            dtype={f: str for f in TEXT_FIELDS}, keep_default_na=False,
                            na_values={"ac": ["nan", ""], "nmi": ["nan", ""]})
     except (ValueError, pd.errors.ParserError) as e:
-        raise DocfactError(f"{path}: not docfact's run records ({_first_line(e)})") from None
+        raise DocfactError(f"{path}: not docfact's run records ({first_line(e)})") from None
     missing = [f for f in FIELDS if f not in runs.columns]
     if missing:
         raise DocfactError(f"{path}: not docfact's run records (no column {missing[0]!r})")
@@ -98,11 +98,6 @@ def _check_records(path: Path, text: str) -> None:
         seen.add(key)
 
 
-def _first_line(e: Exception) -> str:
-    lines = str(e).strip().splitlines()
-    return lines[0] if lines else type(e).__name__
-
-
 def read_timings(folder: Path) -> pd.DataFrame:
     """timings.csv as a frame (k, run, method, seconds); DocfactError for a file that is not
     docfact's (not CSV or text, another header)."""
@@ -110,7 +105,7 @@ def read_timings(folder: Path) -> pd.DataFrame:
     try:
         timings = pd.read_csv(io.StringIO(complete_text(path), newline=""))
     except (ValueError, pd.errors.ParserError) as e:
-        raise DocfactError(f"{path}: not docfact's timings ({_first_line(e)})") from None
+        raise DocfactError(f"{path}: not docfact's timings ({first_line(e)})") from None
     if list(timings.columns) != TIMING_FIELDS:
         raise DocfactError(f"{path}: not docfact's timings (its header differs from docfact's)")
     return timings

@@ -22,11 +22,8 @@ def long_table(folder) -> pd.DataFrame:
     config, summary, ks = _summary(folder)
     rows = []
     for r in summary.itertuples():
-        if r.k == "avg":
-            published = config.published_average(r.metric, r.method, ks)[0]
-        else:
-            row = config.published.get(r.metric, {}).get(r.method, {}) if config.published else {}
-            published = row.get(r.k, (None,))[0]
+        published = (config.published_average(r.metric, r.method, ks)[0] if r.k == "avg"
+                     else config.published_value(r.metric, r.method, r.k))
         rows.append({"metric": r.metric, "method": r.method, "k": r.k,
                      "mean": r.mean * config.scale, "std": r.std * config.scale, "n": r.n,
                      "failed": r.failed, "published": published})

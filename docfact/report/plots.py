@@ -85,10 +85,10 @@ def _curve(ax, config, summary, metric, method, ks, color, label) -> None:
     ax.plot(x, mean, "-" if len(x) > 1 else "s", color=color, label=label, lw=1.5, ms=4)
     low, high = np.clip([mean - Z95 * se, mean + Z95 * se], 0, scale)  # AC, NMI in [0, 1]
     ax.fill_between(x, low, high, color=color, alpha=0.15)
-    paper = config.published.get(metric, {}).get(method, {}) if config.published else {}
-    pk = [k for k in ks if k in paper]
+    paper = {k: config.published_value(metric, method, k) for k in ks}
+    pk = [k for k in ks if paper[k] is not None]
     if pk:
-        ax.plot(pk, [paper[k][0] for k in pk], "o", mfc="none", color=color, ms=4)
+        ax.plot(pk, [paper[k] for k in pk], "o", mfc="none", color=color, ms=4)
 
 
 def save(fig, stem: Path) -> list:

@@ -135,8 +135,7 @@ def render(config, summary: pd.DataFrame, ks: list, manifest: dict) -> str:
     def paper_value(metric, method, k):
         """The published value at k, or its average over the k values run (see Config)."""
         if k != "avg":
-            row = published.get(metric, {}).get(method, {}) if published else {}
-            return row.get(k, (None,))[0]
+            return config.published_value(metric, method, k)
         nonlocal partial
         value, over_fewer = config.published_average(metric, method, ks)
         partial |= over_fewer
