@@ -27,6 +27,7 @@ are read. Every error is a ConfigError naming the file, the key and the reason.
 
 import functools
 import hashlib
+import inspect
 import json
 import re
 import reprlib
@@ -39,9 +40,45 @@ import yaml
 
 from docfact import limits
 from docfact.algorithms.engine import Numerics
-from docfact.algorithms.registry import PAPER_NAMES, keyword, own, paper_name, source_digest
+from docfact.algorithms.registry import estimator_class, own
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError, ConfigNote
+
+# Parameters the papers call lambda: written so in configs, sweeps and figures; the estimators
+# take them as `lam` (lambda is a Python keyword). `lam` is still read in configs, with a note.
+PAPER_NAMES = {"lam": "lambda", "lam_h": "lambda_h"}
+KEYWORDS = {paper: keyword for keyword, paper in PAPER_NAMES.items()}
+
+
+def keyword(name: str) -> str:
+    """The estimator's keyword for a parameter named as the papers do ('lambda' -> 'lam')."""
+    return KEYWORDS.get(name, name)
+
+
+def paper_name(name: str) -> str:
+    """The papers' name of an estimator keyword ('lam' -> 'lambda')."""
+    return PAPER_NAMES.get(name, name)
+
+
+def paper_words(text: str) -> str:
+    """An estimator's message with its keywords named as the papers do."""
+    for name, paper in PAPER_NAMES.items():
+        text = re.sub(rf"\b{name}\b", paper, text)
+    return text
+
+
+def source_digest(name) -> str | None:
+    """sha256 of the file that defines the estimator "module:Class" (None for a registered
+    name): a record of a user's estimator depends on its code, which the name alone does not
+    fix."""
+    if not own(name):
+        return None
+    try:
+        path = inspect.getsourcefile(estimator_class(name))
+    except TypeError:  # defined where no file holds it
+        return None
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
+
 
 METRICS = ("ac", "nmi")
 TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",

@@ -1,17 +1,14 @@
-"""Names -> estimators: what a config's `algorithm:` means, and the papers' names of parameters.
+"""Names -> estimators: what a config's `algorithm:` means.
 
 Adding an algorithm is one module (following the contract of docfact/algorithms/__init__.py)
 and one `register` line below; or, without touching docfact, a config names the estimator as
 "module:Class" (estimator_class).
 """
 
-import hashlib
 import importlib
-import inspect
 import os
 import re
 import sys
-from pathlib import Path
 
 from sklearn.base import BaseEstimator, ClusterMixin
 
@@ -98,42 +95,6 @@ def estimator_class(name) -> type:
     return estimator
 
 
-def source_digest(name) -> str | None:
-    """sha256 of the file that defines the estimator "module:Class" (None for a registered
-    name): a record of a user's estimator depends on its code, which the name alone does not
-    fix."""
-    if not own(name):
-        return None
-    try:
-        path = inspect.getsourcefile(estimator_class(name))
-    except TypeError:  # defined where no file holds it
-        return None
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else None
-
-
 def clusters(estimator: type) -> bool:
     """True for a clusterer (labels of its own), False for a factorization (returns V)."""
     return issubclass(estimator, ClusterMixin)
-
-
-# Parameters the papers call lambda: written so in configs, sweeps and figures; the estimators
-# take them as `lam` (lambda is a Python keyword). `lam` is still read in configs, with a note.
-PAPER_NAMES = {"lam": "lambda", "lam_h": "lambda_h"}
-KEYWORDS = {paper: keyword for keyword, paper in PAPER_NAMES.items()}
-
-
-def keyword(name: str) -> str:
-    """The estimator's keyword for a parameter named as the papers do ('lambda' -> 'lam')."""
-    return KEYWORDS.get(name, name)
-
-
-def paper_name(name: str) -> str:
-    """The papers' name of an estimator keyword ('lam' -> 'lambda')."""
-    return PAPER_NAMES.get(name, name)
-
-
-def paper_words(text: str) -> str:
-    """An estimator's message with its keywords named as the papers do."""
-    for name, paper in PAPER_NAMES.items():
-        text = re.sub(rf"\b{name}\b", paper, text)
-    return text

@@ -10,14 +10,8 @@ import scipy.sparse as sp
 
 from docfact import algorithms as alg
 from docfact.algorithms.engine import EPS, Numerics, numerics
-from docfact.algorithms.registry import (
-    UnknownAlgorithm,
-    clusters,
-    estimator_class,
-    paper_name,
-    paper_words,
-)
-from docfact.config import MethodSpec
+from docfact.algorithms.registry import UnknownAlgorithm, clusters, estimator_class
+from docfact.config import MethodSpec, paper_name, paper_words
 from docfact.errors import ConfigError, DocfactError
 
 RESERVED = ("n_clusters", "n_components", "random_state")  # set by the protocol

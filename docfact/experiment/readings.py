@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docfact.algorithms.engine import Numerics
-from docfact.algorithms.registry import ALGORITHMS, keyword
-from docfact.config import Config, parse_config, parse_yaml, read_config_text
+from docfact.algorithms.registry import ALGORITHMS
+from docfact.config import Config, keyword, parse_config, parse_yaml, read_config_text
 from docfact.errors import ConfigError
 from docfact.experiment import plan
 from docfact.experiment.runner import run

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from docfact.algorithms.registry import keyword, paper_name
-from docfact.config import Config
+from docfact.config import Config, keyword, paper_name
 from docfact.errors import ConfigError, ConfigNote
 from docfact.experiment.aggregate import summarize
 from docfact.experiment.plan import Plan, resolve
