@@ -956,3 +956,19 @@ def test_a_report_of_ones_own_partial_table_says_what_it_is(tmp_path):
     _curve(ax, config, summarize(runs, ["KM"], [2]), "ac", "KM", [2], "C0", "KM")
     assert ax.lines[0].get_marker() == "s" and len(ax.lines[0].get_xdata()) == 1
     plt.close(fig)
+
+
+def test_sub_runs_by_objective_are_chosen_by_their_final_objective(tmp_path):
+    """best_by objective with a fixed max_iter: each sub-run's objective is its final one (the
+    fit tracks it), not the value it kept at the choice of its start, for one start the
+    objective of the random start, which 5 iterations bring far down."""
+    runs = {}
+    for by in ("ac", "objective"):
+        (tmp_path / by).mkdir()
+        cfg = tiny_config(tmp_path / by, methods={"NMF": {"algorithm": "nmf", "n_restarts": 1,
+                                                          "max_iter": 5}},
+                          best_of=3, best_by=by)
+        assert cli("run", cfg, "--out", tmp_path / by / "out", "--quiet", "--jobs", 1
+                   ).exit_code == 0
+        runs[by] = pd.read_csv(tmp_path / by / "out" / "runs.csv")
+    assert runs["objective"].objective.max() < runs["ac"].objective.min() / 2, runs

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from docfact.cli import main
-from docfact.config import load_config
+from docfact.config import dump_yaml, load_config
 from docfact.errors import ConfigError
 from docfact.experiment import plan
 from docfact.experiment.results import read_manifest
@@ -101,3 +101,15 @@ def test_the_ledger_moves_with_a_changed_run(tmp_path):
     after = ledger(results)
     assert after != before
     assert "gnmf_small,table,GNMF,AC" in _changes(before, after)
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_tables_folder_holds_its_config_as_run_writes_it(path):
+    """results/<table>/config.yaml is the config as `docfact run` writes it today, notes
+    included: an edit of a config's words reaches its folder's copy, its tables.md and the
+    report (rerun the table, which resumes with nothing to compute, then `docfact report`)."""
+    config = load_config(path)
+    copy = ROOT / "results" / config.name / "config.yaml"
+    assert copy.read_text() == dump_yaml(config.raw), (
+        f"{copy} differs from {path.relative_to(ROOT)}: "
+        + _changes(copy.read_text(), dump_yaml(config.raw)))

@@ -14,7 +14,8 @@ The estimator contract (read by registry.py; a new algorithm is a module and a `
 - a scikit-learn estimator whose parameters are declared in `_parameter_constraints`, with
   `random_state`; a clusterer (ClusterMixin: `n_clusters`, `labels_`) or a factorization
   (TransformerMixin: `n_components`, `fit_transform(X)` -> V, `n_iter_`, `objective_` (the
-  objective history, its last entry the final value), `track_objective` to record every
+  objective history: its last entry the final value with `track_objective`, else, for a fixed
+  `max_iter`, the value at the choice of start), `track_objective` to record every
   iteration);
 - class attributes say what a run hands over: `uses_kernel` (parameters `kernel` and `degree`;
   kernel="precomputed" takes K in place of X, so that a run computes a kernel once); to a

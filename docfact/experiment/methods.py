@@ -177,11 +177,13 @@ class Method(MethodSpec):
         with numerics(**self.numerics):
             return est, est.fit_transform(X, **fit_params)
 
-    def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence) -> dict:
-        """Cluster the run's documents into k groups: labels and what the fit reports."""
+    def cluster(self, artefacts: Artefacts, k: int, seed: np.random.SeedSequence,
+                **overrides) -> dict:
+        """Cluster the run's documents into k groups: labels and what the fit reports;
+        `overrides` as in `fit`."""
         fit_seed, label_seed = split_seed(seed)
         try:
-            est, out = self.fit(artefacts, k, fit_seed)
+            est, out = self.fit(artefacts, k, fit_seed, **overrides)
         except RUN_FAILURES:
             raise
         except (Exception, SystemExit) as e:  # a defect of a user's estimator: one line, the

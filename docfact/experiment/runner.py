@@ -363,8 +363,11 @@ def best_of(method, artefacts: Artefacts, k: int, seed, y, n: int, by: str = "ac
     from which we chose the best result"), by "objective" the lowest objective of the method's
     own fit (the k-means objective for k-means); with n = 1, of the one run seeded by `seed`."""
     best = None
+    # by objective, docfact's factorizations record it after every iteration, so that the
+    # last value is the final one (a fixed max_iter keeps only the value at the start's choice)
+    tracked = by == "objective" and method.factorizes and not method.own_code
     for s in seed.spawn(n) if n > 1 else [seed]:
-        out = method.cluster(artefacts, k, s)
+        out = method.cluster(artefacts, k, s, **({"track_objective": True} if tracked else {}))
         ac = metrics.accuracy(y, out["labels"])
         score = ac if by == "ac" else -sub_run_objective(method, out)
         if best is None or score > best[2]:
