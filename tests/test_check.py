@@ -110,3 +110,26 @@ def test_committed_results_reproduce(path):
     """Both check layers on every table whose results are committed."""
     config = load_config(path)
     assert check(config, ROOT / "results" / config.name) == []
+
+
+def test_the_order_of_each_rows_terms_moves_a_committed_record():
+    """Why every method of a run is handed a read-only X (methods.Artefacts): the documents of
+    a draw hold each row's terms unsorted (the term selection), and the same documents with
+    sorted rows, which scipy makes in place of abs(X), sum the polynomial kernel in another
+    order: KM-poly of lccf_reuters_reference at k = 2, run 3 then clusters otherwise than
+    its committed record, which the rows as drawn reproduce."""
+    from docfact import metrics
+    from docfact.experiment.methods import Artefacts
+
+    config = load_config(ROOT / "configs" / "lccf_reuters_reference.yaml")
+    plan = Plan.of(config, [(2, 3)])
+    [(task, drawn)] = plan.draws()
+    km_poly = next(m for m in plan.config.methods if m.name == "KM-poly")
+    runs = pd.read_csv(ROOT / "results" / "lccf_reuters_reference" / "runs.csv")
+    ac = runs.set_index(["k", "run", "method"]).loc[(2, 3, "KM-poly"), "ac"]
+    X = drawn.X.copy()
+    assert not X.has_sorted_indices
+    X.sort_indices()
+    for artefacts, same in ((drawn, True), (Artefacts(X), False)):
+        labels = km_poly.cluster(artefacts, 2, plan.seed(task, "KM-poly"))["labels"]
+        assert bool(round(metrics.accuracy(task.y, labels), 6) == round(ac, 6)) == same

@@ -34,3 +34,20 @@ def test_knn_graph_equals_brute_force(weight, sparse):
 def test_mean_distance_counts_every_ordered_pair():
     X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
     assert mean_distance(X) == pytest.approx((2 * 5 + 2 * 5 + 2 * 10) / 9)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_row_without_terms_has_no_edges_and_is_nobodys_neighbour(sparse):
+    """An all-zero row (a document whose every term the tf-idf dropped) lies at distance 1
+    from every unit-length row, nearer than most documents are to each other: it would be a
+    hub. It gets no edge; the others' graph is the graph of the rows without it."""
+    X = np.random.default_rng(5).random((12, 6))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X[5] = 0.0
+    live = np.arange(12) != 5
+    form = sp.csr_matrix if sparse else np.asarray
+    for weight in ("binary", "cosine", "heat"):
+        W = knn_graph(form(X), 3, weight).toarray()
+        assert not W[5].any() and not W[:, 5].any()
+        np.testing.assert_array_equal(W[np.ix_(live, live)],
+                                      knn_graph(form(X[live]), 3, weight).toarray())

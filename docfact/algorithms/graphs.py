@@ -14,6 +14,7 @@ from scipy.sparse.linalg import splu
 from sklearn.metrics import pairwise_distances_chunked
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
+from sklearn.utils.extmath import row_norms
 from sklearn.utils.multiclass import type_of_target
 
 from docfact.algorithms._validation import integer, number, options
@@ -23,7 +24,8 @@ WEIGHTS = ("binary", "cosine", "heat")
 
 
 def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
-    """Symmetric p-NN affinity W, shape (n, n), from the n rows of X (n, m).
+    """Symmetric p-NN affinity W, shape (n, n), from the n rows of X (n, m); an all-zero row
+    has no edges, and the other rows find their p neighbours among the rows that are not.
 
     weight="binary": W_ij = 1 on edges (GNMF Eq. 6);
     weight="cosine": W_ij = x_i^T x_j / (||x_i|| ||x_j||) on edges (LCCF Eq. 8);
@@ -37,6 +39,12 @@ def knn_graph(X, p: int = 5, weight: str = "binary") -> sp.csr_matrix:
     n = X.shape[0]
     if not 1 <= p < n:
         raise ValueError(f"p must be in [1, {n - 1}] for n_samples={n}, got {p}")
+    live = np.flatnonzero(row_norms(X))  # not abs(X): scipy sorts a csr's indices in place
+    if 0 < len(live) < n:  # an all-zero row (a document without terms) has no direction; at
+        # distance 1 from every unit-length row it would be everyone's neighbour: no edges
+        sub = knn_graph(X[live], min(p, len(live) - 1), weight).tocoo() if len(live) > 1 else (
+            sp.coo_matrix((1, 1)))
+        return sp.csr_matrix((sub.data, (live[sub.row], live[sub.col])), shape=(n, n))
     nn = NearestNeighbors(n_neighbors=p, algorithm="brute", metric="euclidean").fit(X)
     distances, cols = nn.kneighbors()  # the point itself is excluded
     cols = cols.ravel()

@@ -33,6 +33,12 @@ class Artefacts:
 
     def __init__(self, X: sp.csr_matrix, y_partial=None, constraints=None):
         self.X = X.toarray() if X.nnz > DENSE_ABOVE * X.shape[0] * X.shape[1] else X
+        # read-only: every method of the run sees the same X. scipy canonicalises a csr matrix
+        # in place (abs(X), sum_duplicates): the sorted indices would sum the next methods'
+        # products in another order, and their records would depend on the methods before
+        for a in (self.X.data, self.X.indices, self.X.indptr) if sp.issparse(self.X) else (
+                self.X,):
+            a.flags.writeable = False
         self.y_partial = y_partial
         self.constraints = constraints
         self._cache = {}
@@ -161,7 +167,7 @@ class Method(MethodSpec):
         convergence curve).
         """
         est = self.estimator(k, random_state=random_state).set_params(**overrides)
-        X = artefacts.X
+        X = artefacts.X.copy() if self.own_code else artefacts.X  # its own to change (read-only)
         if getattr(est, "uses_kernel", False) and est.kernel not in ("linear", "precomputed"):
             X = artefacts.kernel(est.kernel, est.degree)
             est.set_params(kernel="precomputed")
