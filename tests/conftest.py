@@ -56,6 +56,13 @@ def session_cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DOCFACT_MIRROR", str(SOURCE))
         mp.setenv("DOCFACT_DATA_DIR", str(cache_dir))
+        # the machine's memory plans the tables the tests ask about (a DOCFACT_MEMORY of
+        # the user's would move the limits they check), and the tests' local HTTP server is
+        # reached directly, not through a proxy of the environment
+        mp.delenv("DOCFACT_MEMORY", raising=False)
+        for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+            mp.delenv(proxy, raising=False)
+            mp.delenv(proxy.lower(), raising=False)
         mp.setattr(loaders, "fetch", _guarded(loaders.fetch))
         mp.setattr(fetch, "fetch", _guarded(fetch.fetch))  # as the command line imports it
         yield cache_dir
