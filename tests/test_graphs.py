@@ -51,3 +51,19 @@ def test_a_row_without_terms_has_no_edges_and_is_nobodys_neighbour(sparse):
         assert not W[5].any() and not W[:, 5].any()
         np.testing.assert_array_equal(W[np.ix_(live, live)],
                                       knn_graph(form(X[live]), 3, weight).toarray())
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda W: W.multiply(np.nan), "NaN or infinite"),
+    (lambda W: sp.triu(W).tocsr(), "must be symmetric"),
+])
+def test_a_given_graph_is_checked(change, words):
+    """W handed to a fit (fit_transform(X, W=...)) that is not a finite symmetric graph: a
+    ValueError naming what is wrong, not NaN factors after the iterations."""
+    from docfact.algorithms import GNMF
+
+    X = np.random.default_rng(6).random((12, 5))
+    W = knn_graph(X, 3)
+    GNMF(2, random_state=0, max_iter=5).fit_transform(X, W=W)  # the graph itself passes
+    with pytest.raises(ValueError, match=words):
+        GNMF(2, random_state=0, max_iter=5).fit_transform(X, W=sp.csr_matrix(change(W)))

@@ -23,10 +23,13 @@ criterion function value was chosen": every start runs by step 3 on its own (to 
 until the running-mean rule stops it), and the one of lowest final objective is kept.
 The rule is only the algorithm box: update equations, objective, normalisation.
 
-How the loop computes is a setting of the context (`numerics`, as scikit-learn's
-config_context): precision float64 or float32, and products "reference" (the forms that made
-the committed digits) or "auto" (the cheapest form for the fit's size, costs.py). A rule reads
-it when built (`dtype()`, `fast_products()`); the defaults keep the committed digits.
+How the loop computes is a setting of the context (`numerics`): precision float64 or float32,
+and products "reference" (the forms that made the committed digits) or "auto" (the cheapest
+form for the fit's size, costs.py). A rule reads it when built (`dtype()`, `fast_products()`);
+the defaults keep the committed digits. Unlike scikit-learn's config_context the setting is the
+calling thread's (a ContextVar): the workers of joblib or of threads started inside the block
+compute with the defaults unless they enter it themselves (a `docfact run` worker does so for
+each method, from the config's `numerics`).
 """
 
 from collections.abc import Callable

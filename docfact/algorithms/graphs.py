@@ -115,7 +115,12 @@ def check_graph(X, W, p: int, weight: str) -> sp.csr_matrix:
         return knn_graph(X, p, weight)
     if W.shape != (n, n):
         raise ValueError(f"the graph must be ({n}, {n}), got {W.shape}")
-    return sp.csr_matrix(W)
+    W = sp.csr_matrix(W)
+    if not np.isfinite(W.data).all():
+        raise ValueError("the graph W has weights that are NaN or infinite")
+    if (W != W.T).nnz:
+        raise ValueError("the graph W must be symmetric (L = D - W)")
+    return W
 
 
 def check_partial_labels(y, n: int) -> np.ndarray:
