@@ -276,6 +276,8 @@ def test_semi_supervised_fit_needs_labels(data):
         RCF(3).fit_transform(X)
     with pytest.raises(ValueError, match="labels no sample"):
         CCF(3).fit_transform(X, np.full(X.shape[0], -1))
+    with pytest.raises(ValueError, match="-1 marks an unlabelled sample.*got -2"):
+        RCF(3).fit_transform(X, np.where(np.arange(X.shape[0]) % 2, 0, -2))
     with pytest.raises(ValueError, match="got <U1 labels: number the classes 0, 1"):
         CCF(3).fit_transform(X, np.array(list("ab") * X.shape[0])[:X.shape[0]])
     with pytest.raises(ValueError, match="alpha"):

@@ -138,6 +138,9 @@ def check_partial_labels(y, n: int) -> np.ndarray:
     if not np.issubdtype(y.dtype, np.integer):
         raise ValueError(f"y must be {n} integer labels (-1 = unlabelled), got {y.dtype} "
                          "labels: number the classes 0, 1, ...")
+    if (y < -1).any():
+        raise ValueError("y: -1 marks an unlabelled sample, and classes are numbered from 0; "
+                         f"got {int(y.min())}")
     if (y < 0).all():
         raise ValueError("y labels no sample")
     return y

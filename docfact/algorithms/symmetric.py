@@ -238,7 +238,11 @@ class PSPt(_AffinityFactorization):
 
     eta : float in (0, 1], the weight of the fit against the orthogonality term (0.8 in the
         paper). AA-PSPt with the default affinity, NC-PSPt with ncw=True.
-    scale : "literal", "sums" or "relative": alpha and beta (module docstring).
+    scale : "literal", "sums" or "relative": alpha and beta (module docstring). "literal", the
+        default, is the paper's text; on text its orthogonality term outweighs the fit by three
+        to four orders at eta = 0.8, P^T P ~ I and the clusters are near chance
+        (results/pspt_readings). The PSPt tables read it "relative" (with diagonal "zero" and
+        trials).
     s_form : "diagonal" (Eq. 3) or "full" S.
     """
 
