@@ -11,6 +11,7 @@ scikit-learn's normalized_mutual_info_score with average_method="max" (the log b
 from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
+from sklearn.utils import check_consistent_length
 
 
 def accuracy(y_true, y_pred) -> float:
@@ -18,6 +19,9 @@ def accuracy(y_true, y_pred) -> float:
 
     With more clusters than classes (or fewer), unmatched clusters count as errors.
     """
+    check_consistent_length(y_true, y_pred)  # ValueError naming both lengths
+    if len(y_true) == 0:
+        raise ValueError("AC of no samples is undefined")
     C = contingency_matrix(y_true, y_pred)  # classes x clusters
     rows, cols = linear_sum_assignment(C, maximize=True)
     return float(C[rows, cols].sum() / len(y_true))

@@ -83,3 +83,12 @@ def test_nmi_normalisations_against_their_definitions():
     assert nmi(y, p, "arithmetic") == pytest.approx(mi / ((hy + hp) / 2))
     with pytest.raises(ValueError):
         nmi(y, p, "min")
+
+
+@pytest.mark.parametrize("y_true, y_pred, words", [
+    ([0, 1, 1], [0, 1], r"inconsistent numbers of samples: \[3, 2\]"),
+    ([], [], "no samples"),
+])
+def test_accuracy_of_labelings_that_do_not_pair_is_refused(y_true, y_pred, words):
+    with pytest.raises(ValueError, match=words):
+        accuracy(y_true, y_pred)
