@@ -40,7 +40,7 @@ import yaml
 
 from docfact import limits
 from docfact.algorithms.engine import Numerics
-from docfact.algorithms.registry import estimator_class, own
+from docfact.algorithms.registry import clusters, estimator_class, own
 from docfact.datasets.preprocess import SCHEMES
 from docfact.errors import ConfigError, ConfigNote
 
@@ -106,12 +106,26 @@ class MethodSpec:
         """True for an estimator of the user's own ("module:Class")."""
         return own(self.algorithm)
 
+    @property
+    def fixed_length(self) -> bool:
+        """True for a factorization of docfact's that stops at a fixed max_iter: under best_by
+        objective its sub-runs are compared by their final objectives (earlier docfact
+        compared the objectives kept at the choice of each start: another record)."""
+        if self.own_code:
+            return False
+        cls = estimator_class(self.algorithm)
+        default = inspect.signature(cls).parameters.get("max_iter")
+        return (not clusters(cls) and default is not None
+                and self.params.get("max_iter", default.default) is not None)
+
     def key(self, params=None) -> list:
         """What the method's records depend on (the protocol hash), with its `params` (the
         config's when None); the numerics only when set, so that the committed tables keep
         their hashes."""
         key = [self.name, self.algorithm, self.params if params is None else params, self.labels]
         key = key + [self.numerics] if self.numerics else key
+        if self.numerics.get("precision") == "float32" and self.algorithm in ("hht", "pspt", "lcf"):
+            key.append({"loop": "float32"})  # they looped in float64 before they honoured it
         # an estimator of one's own: its code too, so that a folder computed with other code
         # is refused rather than resumed
         return key + [{"source": source_digest(self.algorithm)}] if self.own_code else key
@@ -160,6 +174,8 @@ class Config:
             key["best_of"] = self.best_of
             if self.best_by != "ac":
                 key["best_by"] = self.best_by
+            if self.best_by == "objective" and any(m.fixed_length for m in self.methods):
+                key["objective"] = "final"
         if self.labelled is not None:
             key["labelled"] = self.labelled
         if self.constraints != "labelled":

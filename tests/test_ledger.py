@@ -113,3 +113,27 @@ def test_every_tables_folder_holds_its_config_as_run_writes_it(path):
     assert copy.read_text() == dump_yaml(config.raw), (
         f"{copy} differs from {path.relative_to(ROOT)}: "
         + _changes(copy.read_text(), dump_yaml(config.raw)))
+
+
+def test_a_computation_that_changed_under_the_same_words_changes_its_hash(monkeypatch):
+    """HHt, PSPt and LCF looped in float64 before they honoured numerics float32, and best_by
+    objective compared a fixed-length fit's objective at the choice of its start: the keys of
+    such records carry a mark, so that records made before are not resumed by the new code.
+    The committed tables have neither (their folders still hash to their manifests: above)."""
+    import docfact.config as config_module
+    from docfact.config import parse_config
+
+    monkeypatch.setattr(config_module, "digest", lambda key: key)  # the key, not its hash
+    monkeypatch.setattr(plan, "digest", lambda key: key)
+    committed = plan.load(ROOT / "configs" / "lcf_yale.yaml")
+    assert "objective" not in committed.protocol_hash()  # its fits stop on the running mean
+    raw = load_config(ROOT / "configs" / "lcf_yale.yaml").raw
+    raw["methods"]["LCF"]["max_iter"] = 100
+    raw["methods"]["LCF"]["numerics"] = {"precision": "float32"}
+    changed = plan.resolve(parse_config(raw, "changed"))
+    lcf = next(m for m in changed.methods if m.name == "LCF")
+    cf = next(m for m in changed.methods if m.name == "CF")
+    assert changed.protocol_hash()["objective"] == "final"
+    assert plan.row_key(changed, lcf)["objective"] == "final"
+    assert "objective" not in plan.row_key(changed, cf)  # CF stops on the running mean
+    assert {"loop": "float32"} in lcf.key() and {"loop": "float32"} not in cf.key()

@@ -99,6 +99,8 @@ def row_key(config: Config, m: Method) -> str:
            "labelled": config.labelled if m.semi_supervised else None}
     if config.best_of > 1 and config.best_by != "ac":
         key["best_by"] = config.best_by
+        if config.best_by == "objective" and m.fixed_length:
+            key["objective"] = "final"
     if m.semi_supervised and config.constraints != "labelled":
         key["constraints"] = config.constraints
     return digest(key)
