@@ -137,3 +137,8 @@ def test_a_computation_that_changed_under_the_same_words_changes_its_hash(monkey
     assert plan.row_key(changed, lcf)["objective"] == "final"
     assert "objective" not in plan.row_key(changed, cf)  # CF stops on the running mean
     assert {"loop": "float32"} in lcf.key() and {"loop": "float32"} not in cf.key()
+    # track_objective leaves the factors, not the recorded objective of a fixed-length fit
+    raw["methods"]["CF"]["track_objective"] = True
+    tracked = plan.resolve(parse_config(raw, "tracked"))
+    assert plan.row_key(tracked, next(m for m in tracked.methods if m.name == "CF")) != \
+        plan.row_key(changed, cf)

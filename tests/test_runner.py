@@ -601,3 +601,24 @@ def test_every_method_of_a_run_sees_the_same_documents():
     with pytest.raises(ValueError, match="read-only"):
         abs(art.X)
     assert art.X.indices.tolist() == [2, 0, 1]
+
+
+def test_a_method_writing_into_the_runs_documents_stops_the_table(monkeypatch):
+    """A docfact method that would sort the run's X in place (abs(X)) is a defect: the table
+    stops with one line naming it, rather than recording its runs as failed and averaging the
+    others without them."""
+    from docfact.algorithms import nmf
+    from docfact.errors import DocfactError
+    from docfact.experiment.plan import Plan
+
+    fit = nmf.NMF._fit_transform
+    monkeypatch.setattr(nmf.NMF, "_fit_transform", lambda self, X, y=None, W=None: (
+        abs(X), fit(self, X, y, W))[1])
+    from docfact.experiment.runner import run_one
+
+    root = Path(__file__).resolve().parents[1]
+    plan = Plan.of(load_config(root / "configs" / "gnmf_reuters.yaml"), [(2, 0)])
+    corpus = plan.corpus()
+    task = plan.task(plan.base_matrix(corpus), corpus.y, 2, 0)
+    with pytest.raises(DocfactError, match=r"methods.NMF \(nmf\) at k = 2 wrote into the run's"):
+        run_one(plan, task, {})

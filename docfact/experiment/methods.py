@@ -18,7 +18,6 @@ RESERVED = ("n_clusters", "n_components", "random_state")  # set by the protocol
 # what a method may raise on a run it cannot cluster (p above the documents, a singular
 # system): recorded as that run's failure, the table going on
 RUN_FAILURES = (ValueError, ArithmeticError, np.linalg.LinAlgError)
-UNHASHED = ("track_objective",)  # what a fit records, not what it computes
 
 DENSE_ABOVE = 0.5  # fill above which the data go to the methods dense (images, not text)
 
@@ -36,6 +35,7 @@ class Artefacts:
         # read-only: every method of the run sees the same X. scipy canonicalises a csr matrix
         # in place (abs(X), sum_duplicates): the sorted indices would sum the next methods'
         # products in another order, and their records would depend on the methods before
+        # (a method that tries stops the table: cluster)
         for a in (self.X.data, self.X.indices, self.X.indptr) if sp.issparse(self.X) else (
                 self.X,):
             a.flags.writeable = False
@@ -86,7 +86,7 @@ class Method(MethodSpec):
             return super().key()
         return super().key({name: int(v) if isinstance(v, float) and v.is_integer() else v
                             for name, v in self.estimator(2).get_params().items()
-                            if name not in RESERVED + UNHASHED})
+                            if name not in RESERVED})
 
     def with_numerics(self, numerics: dict) -> "Method":
         """This method computing with `numerics` (validated; defaults dropped)."""
@@ -190,6 +190,12 @@ class Method(MethodSpec):
         fit_seed, label_seed = split_seed(seed)
         try:
             est, out = self.fit(artefacts, k, fit_seed, **overrides)
+        except ValueError as e:  # numpy's words for a write into a read-only array
+            if "read-only" in str(e) and not self.own_code:
+                raise DocfactError(f"methods.{self.name} ({self.algorithm}) at k = {k} wrote "
+                                   "into the run's documents X, which every method of the run "
+                                   f"shares (a defect of docfact's: {e})") from None
+            raise
         except RUN_FAILURES:
             raise
         except (Exception, SystemExit) as e:  # a defect of a user's estimator: one line, the
