@@ -774,6 +774,10 @@ def test_a_folders_config_with_a_key_given_twice_is_read_as_a_config_is(tmp_path
     res = cli("show", out)
     assert res.exit_code != 0 and len(res.output.strip().splitlines()) == 1, res.output
     assert "key 'name' given twice" in res.output, res.output
+    config.write_text(config.read_text().replace("name: another\n", "")
+                      + "a: &same {rule: kmeans}\nb: *same\n")  # as earlier sweeps wrote
+    res = cli("show", out)
+    assert res.exit_code != 0 and "rerun what made the folder" in res.output, res.output
 
 
 def test_a_donor_whose_manifest_is_a_fifo_is_refused_not_waited_on(tmp_path, clean):

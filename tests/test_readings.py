@@ -169,6 +169,9 @@ def test_unknown_keys_algorithms_and_bytes_are_refused(tmp_path):
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     with pytest.raises(ConfigError, match=r"readings.reference.starts: \['one'\] is not a value"):
         rd.load_readings(path)
+    path.write_text(path.read_text().replace("starts:\n    - one", "starts: !!set {one}"))
+    with pytest.raises(ConfigError, match=r"readings.reference.starts: \{'one'\} is not a value"):
+        rd.load_readings(path)
     path.write_bytes(b"tables: [\xff]\n")
     with pytest.raises(ConfigError, match="not UTF-8 text"):
         rd.load_readings(path)

@@ -159,7 +159,7 @@ def check_constraints(Z, n: int) -> sp.csr_matrix:
     if not sp.issparse(Z) or Z.shape != (n, n):
         raise ValueError(f"constraints must be a sparse ({n}, {n}) matrix, got "
                          f"{getattr(Z, 'shape', type(Z).__name__)}")
-    Z = sp.csr_matrix(Z, dtype=np.float64)
+    Z = sp.csr_matrix(Z, dtype=np.float64, copy=True)  # the caller's Z left as it was
     Z.eliminate_zeros()
     if Z.nnz == 0:
         raise ValueError("the constraints hold no pair")

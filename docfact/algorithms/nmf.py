@@ -134,6 +134,9 @@ class NMF(MultiplicativeFactorization):
 
     ncw : bool, factorize the normalized-cut weighted data D^-1/2 X^T instead (Xu et al. 2003;
         the "NMF" rows of the GNMF report and "NMF-NCW" of LCCF), d = X X^T 1 per sample.
+    trials : bool, run every start to its stop (max_iter, or the running-mean rule) and keep
+        the one of lowest final objective, instead of choosing after min_iter + 1 iterations
+        (`engine.minimize`).
     See `MultiplicativeFactorization` for the other parameters.
 
     Attributes: components_ (k, n_features) = U^T; n_iter_; objective_.

@@ -1,8 +1,8 @@
 """NMF with sparseness constraints, SparseNMF (Hoyer, JMLR 2004, Section 3; nmfsc).
 
-X (n, m) one sample per row (Hoyer's X^T), U (m, k) the basis, V (n, k) the coefficients
-(Hoyer's W and H^T). Minimise ||X - V U^T||^2 subject to fixed sparseness of U's columns
-and/or of V's columns (Hoyer's rows of H), where for a vector x of length N
+X (n, m) one sample per row (Hoyer's data V^T), U (m, k) the basis, V (n, k) the
+coefficients (Hoyer's W and H^T). Minimise ||X - V U^T||^2 subject to fixed sparseness of
+U's columns and/or of V's columns (Hoyer's rows of H), where for a vector x of length N
     sparseness(x) = (sqrt(N) - ||x||_1 / ||x||_2) / (sqrt(N) - 1)                        (1)
 A constrained factor takes a projected gradient step whose size is halved until the objective
 does not increase, then grown by 1.2 for the next iteration; an unconstrained factor takes the

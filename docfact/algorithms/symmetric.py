@@ -191,6 +191,8 @@ class _AffinityFactorization(MultiplicativeFactorization):
         "precomputed" (X is W, (n, n)).
     ncw : bool, factorize the NC-weighted affinity D^-1/2 W D^-1/2 (the NC-... rows).
     diagonal : "keep" (W_ii as given: 1 for unit documents) or "zero" (W_ii = 0, before D).
+    trials : bool, run every start to its stop and keep the one of lowest final objective (the
+        PSPt paper's "10 trials", `engine.minimize`).
     See `MultiplicativeFactorization` for the engine's parameters.
     """
 

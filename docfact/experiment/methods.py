@@ -31,21 +31,18 @@ class Artefacts:
     faster on them than sparse ones."""
 
     def __init__(self, X: sp.csr_matrix, y_partial=None, constraints=None):
-        self.X = X.toarray() if X.nnz > DENSE_ABOVE * X.shape[0] * X.shape[1] else X
-        # read-only: every method of the run sees the same X. scipy canonicalises a csr matrix
-        # in place (abs(X), sum_duplicates): the sorted indices would sum the next methods'
-        # products in another order, and their records would depend on the methods before
-        # (a method that tries stops the table: cluster)
-        for a in (self.X.data, self.X.indices, self.X.indptr) if sp.issparse(self.X) else (
-                self.X,):
-            a.flags.writeable = False
-        self.y_partial = y_partial
-        self.constraints = constraints
+        # read-only, as all it shares: every method of the run sees the same X. scipy
+        # canonicalises a csr matrix in place (abs(X), sum_duplicates): the sorted indices would
+        # sum the next methods' products in another order, and their records would depend on
+        # the methods before (one of docfact's that tries stops the table: Method.cluster)
+        self.X = read_only(X.toarray() if X.nnz > DENSE_ABOVE * X.shape[0] * X.shape[1] else X)
+        self.y_partial = read_only(y_partial)
+        self.constraints = read_only(constraints)
         self._cache = {}
 
     def _get(self, key, build):
         if key not in self._cache:
-            self._cache[key] = build()
+            self._cache[key] = read_only(build())
         return self._cache[key]
 
     def graph(self, p: int, weight: str) -> sp.csr_matrix:
@@ -55,6 +52,13 @@ class Artefacts:
         if name != "polynomial":
             raise ValueError(f"no shared kernel {name!r}")
         return self._get(("kernel", name, degree), lambda: alg.polynomial_kernel(self.X, degree))
+
+
+def read_only(A):
+    """A (an array, a sparse matrix or None) with its arrays made read-only."""
+    for a in (A.data, A.indices, A.indptr) if sp.issparse(A) else (() if A is None else (A,)):
+        a.flags.writeable = False
+    return A
 
 
 def split_seed(seed: np.random.SeedSequence) -> tuple:
@@ -167,19 +171,21 @@ class Method(MethodSpec):
         convergence curve).
         """
         est = self.estimator(k, random_state=random_state).set_params(**overrides)
-        X = artefacts.X.copy() if self.own_code else artefacts.X  # its own to change (read-only)
+        # an estimator of one's own gets copies of its own to change (the run's are read-only)
+        given = (lambda A: A.copy()) if self.own_code else (lambda A: A)
+        X = given(artefacts.X)
         if getattr(est, "uses_kernel", False) and est.kernel not in ("linear", "precomputed"):
-            X = artefacts.kernel(est.kernel, est.degree)
+            X = given(artefacts.kernel(est.kernel, est.degree))
             est.set_params(kernel="precomputed")
         if not self.factorizes:
             return est, est.fit(X).labels_
         fit_params = {}
         if getattr(est, "uses_graph", False):
-            fit_params["W"] = artefacts.graph(est.p, est.weight)
+            fit_params["W"] = given(artefacts.graph(est.p, est.weight))
         if self.semi_supervised and artefacts.constraints is not None:
-            fit_params["constraints"] = artefacts.constraints
+            fit_params["constraints"] = given(artefacts.constraints)
         elif self.semi_supervised:
-            fit_params["y"] = artefacts.y_partial
+            fit_params["y"] = given(artefacts.y_partial)
         with numerics(**self.numerics):
             return est, est.fit_transform(X, **fit_params)
 

@@ -45,6 +45,7 @@ a primary table its rows and their cost (`docfact run --donors`).
 
 import copy
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def load_readings(path) -> Readings:
         if not isinstance(choice, dict) or set(choice) != set(settings):
             raise ConfigError(f"{at}: give one value for each setting: {', '.join(settings)}")
         for setting, value in choice.items():
-            if isinstance(value, (dict, list)) or value not in settings[setting]:
+            if not isinstance(value, Hashable) or value not in settings[setting]:
                 raise ConfigError(f"{at}.{setting}: {value!r} is not a value of that setting; "
                                   f"values: {', '.join(map(str, settings[setting]))}")
     tables = raw["tables"]

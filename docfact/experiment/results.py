@@ -42,6 +42,8 @@ def read_setup(folder: Path) -> tuple:
                            f"{Path(e.filename).name})") from None
     except (OSError, ValueError, RecursionError, ConfigError) as e:
         why = " ".join(str(e).split())
+        if "alias *" in why:  # written so by docfact before its sweeps wrote values out
+            why += "; rerun what made the folder, which computes nothing and rewrites it"
         raise DocfactError(f"{folder}: not a complete docfact results folder ({why})") from None
     check_format(manifest, folder)
     with warnings.catch_warnings():  # the copy docfact wrote: its notes were the config's
