@@ -976,3 +976,18 @@ def test_sub_runs_by_objective_are_chosen_by_their_final_objective(tmp_path):
                    ).exit_code == 0
         runs[by] = pd.read_csv(tmp_path / by / "out" / "runs.csv")
     assert runs["objective"].objective.max() < runs["ac"].objective.min() / 2, runs
+
+
+def test_a_manifest_that_is_no_mapping_is_refused_alike_everywhere(tmp_path, clean):
+    """manifest.json holding JSON that is not a mapping: run, show and a donor read it by one
+    reader and say so in one line; the folder is kept."""
+    out = _copy(clean, tmp_path)
+    (out / "manifest.json").write_text("[1, 2]\n")
+    before = _snapshot(out)
+    for args in (("run", clean[0], "--out", out, "--jobs", 1, "--quiet"), ("show", out)):
+        res = cli(*args)
+        one_line_error(res)
+        assert "manifest.json is not a mapping" in res.output, res.output
+    res = cli("run", clean[0], "--out", tmp_path / "new", "--donors", out, "--jobs", 1, "--quiet")
+    assert res.exit_code == 0 and "manifest.json is not a mapping" in res.output, res.output
+    assert _snapshot(out) == before

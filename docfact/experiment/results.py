@@ -34,9 +34,7 @@ def read_setup(folder: Path) -> tuple:
                                            else "no such folder"))
     try:
         raw = parse_yaml(atomic.read_text(folder / "config.yaml"), str(folder / "config.yaml"))
-        manifest = json.loads(atomic.read_text(folder / "manifest.json"))
-        if not isinstance(manifest, dict):
-            raise ValueError("manifest.json is not a mapping")
+        manifest = read_manifest(folder)
     except FileNotFoundError as e:
         raise DocfactError(f"{folder}: not a complete docfact results folder (no "
                            f"{Path(e.filename).name})") from None
@@ -52,8 +50,12 @@ def read_setup(folder: Path) -> tuple:
 
 
 def read_manifest(folder: Path) -> dict:
-    """A results folder's manifest.json."""
-    return json.loads(atomic.read_text(Path(folder) / "manifest.json"))
+    """A results folder's manifest.json: OSError (a link or FIFO there: PlantedFileError) or
+    ValueError (not JSON, not a mapping) when it cannot be read as one."""
+    manifest = json.loads(atomic.read_text(Path(folder) / "manifest.json"))
+    if not isinstance(manifest, dict):
+        raise ValueError("manifest.json is not a mapping")
+    return manifest
 
 
 def table_of(folder: Path):
@@ -61,7 +63,7 @@ def table_of(folder: Path):
     cannot be read, is not docfact's, or does not say)."""
     try:
         return read_manifest(folder).get("config")
-    except (OSError, ValueError, AttributeError, DocfactError):
+    except (OSError, ValueError, DocfactError):
         return None
 
 

@@ -268,8 +268,6 @@ def _donated(folder: Path, config: Config, digest) -> dict:
     results folder (no manifest, a config or records that are not docfact's)."""
     try:
         manifest = read_manifest(folder)  # a link or FIFO there refused, never waited on
-        if not isinstance(manifest, dict):
-            raise ValueError("not a mapping")
     except (OSError, ValueError) as e:
         raise DocfactError(f"manifest.json: {getattr(e, 'strerror', None) or e}") from None
     inputs = {"view": config.view, "weighting": config.weighting, "weight_on": config.weight_on,
@@ -402,14 +400,10 @@ def _read_manifest(path: Path) -> dict:
     if not atomic.check_regular(path):
         return {}
     try:
-        manifest = read_manifest(path.parent)
+        return read_manifest(path.parent)
     except (ValueError, RecursionError) as e:
         raise DocfactError(f"{path}: not a docfact manifest ({e}); choose --out, or "
                            "--fresh to discard it") from None
-    if not isinstance(manifest, dict):
-        raise DocfactError(f"{path}: not a docfact manifest; choose --out, or --fresh to "
-                           "discard it")
-    return manifest
 
 
 # What a table writes beside its records (runs.csv and timings.csv have checks of their own).
