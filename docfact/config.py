@@ -196,7 +196,7 @@ class Config:
     @property
     def scale(self) -> float:
         """Published values' unit as a multiple of a fraction: 100 for percent."""
-        return 100.0 if self.unit == "percent" else 1.0
+        return unit_scale(self.unit)
 
     def published_value(self, metric: str, method: str, k: int):
         """The published value at k in the paper's unit, None where the paper prints none."""
@@ -630,13 +630,18 @@ def parse_value(value, where):
     return float(m[1]), (float(m[2]) if m[2] else None)
 
 
+def unit_scale(unit: str) -> float:
+    """A report unit as a multiple of a fraction: 100 for percent, 1 for fraction."""
+    return 100.0 if unit == "percent" else 1.0
+
+
 def _published(value, where, method_names, unit: str = "percent"):
     """The paper's values by metric, method and k (or avg), each (mean, std or None), every
     mean within the range of the report's unit (a typo, 5000 for 50.00, would otherwise give
     a verdict against a number no paper printed); the headline claims."""
     if value is None:
         return {}
-    top = 100.0 if unit == "percent" else 1.0
+    top = unit_scale(unit)
     out = {"source": value["source"]}
     for metric in METRICS:
         out[metric] = {}

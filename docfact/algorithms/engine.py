@@ -82,6 +82,13 @@ def dtype() -> type:
     return np.float32 if (_NUMERICS.get() or DEFAULT).precision == "float32" else np.float64
 
 
+def in_loop(op):
+    """The operator `op` (anything with `astype`: a kernel, an affinity) in the loop's dtype
+    of this context; `op` itself in float64, so the committed digits keep their operands."""
+    loop = dtype()
+    return op if loop == np.float64 else op.astype(loop)
+
+
 def fast_products() -> bool:
     """True when the context lets costs.py choose the products' forms (digits may move)."""
     return (_NUMERICS.get() or DEFAULT).products == "auto"

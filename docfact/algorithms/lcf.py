@@ -19,7 +19,7 @@ import numpy as np
 
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.cf import CF, LCCFRule, unit_columns_of_V
-from docfact.algorithms.engine import dtype, minimize, mu_step
+from docfact.algorithms.engine import dtype, in_loop, minimize, mu_step
 from docfact.algorithms.kernels import LastProduct
 
 INITS = ("random", "cf")
@@ -36,8 +36,7 @@ class LCFRule:
         self.cf = LCCFRule(K, n_components, loop_normalize=False)
         self.trace_K = K.trace()
         self.dtype = dtype()  # the context's (engine.numerics): K and a in it
-        if self.dtype != np.float64:
-            K = K.astype(self.dtype)
+        K = in_loop(K)
         self.K, self.lam, self.start = LastProduct(K), lam, init
         self.a = K.diag()
         self.loop_normalize = unit_columns_of_V if loop_normalize else None

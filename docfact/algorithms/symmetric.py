@@ -25,7 +25,7 @@ import numpy as np
 
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.base import TRIALS, MultiplicativeFactorization, check_data
-from docfact.algorithms.engine import EPS, dtype, mu_step, sq_norm
+from docfact.algorithms.engine import EPS, dtype, in_loop, mu_step, sq_norm
 from docfact.algorithms.kernels import (
     LastProduct,
     LinearKernel,
@@ -72,12 +72,6 @@ def affinity_sq_norm(W) -> float:
     return sq_norm(W.dense())
 
 
-def in_loop_dtype(W) -> tuple:
-    """(W, dtype): the affinity operator in the context's dtype (engine.numerics)."""
-    loop = dtype()
-    return (W if loop == np.float64 else W.astype(loop)), loop
-
-
 class HHtRule:
     """Update rule of NMF-HHt on the affinity operator W. A start is (H,)."""
 
@@ -85,8 +79,8 @@ class HHtRule:
 
     def __init__(self, W, n_components: int):
         self.sq_norm_W = affinity_sq_norm(W)
-        W, self.dtype = in_loop_dtype(W)
-        self.W, self.k = LastProduct(W), n_components
+        self.dtype = dtype()
+        self.W, self.k = LastProduct(in_loop(W)), n_components
 
     def init(self, rng):
         return (rng.random((self.W.n, self.k)),)
@@ -127,8 +121,8 @@ class PSPtRule:
             self.alpha, self.beta = eta, 1 - eta
         else:
             self.alpha, self.beta = eta / self.sq_norm_W, (1 - eta) / n_components
-        W, self.dtype = in_loop_dtype(W)
-        self.W = LastProduct(W)
+        self.dtype = dtype()
+        self.W = LastProduct(in_loop(W))
 
     def init(self, rng):
         P = rng.random((self.W.n, self.k))
