@@ -8,10 +8,22 @@ import pytest
 import scipy.sparse as sp
 import yaml
 
-from docfact.algorithms import CF, GNMF, LCCF, LCF, NMF, RCF, PSPt, SymmetricNMF, costs, knn_graph
+from docfact.algorithms import (
+    CF,
+    CNPCF,
+    GNMF,
+    LCCF,
+    LCF,
+    NMF,
+    RCF,
+    PSPt,
+    SymmetricNMF,
+    costs,
+    knn_graph,
+)
 from docfact.algorithms.cf import LCCFRule
 from docfact.algorithms.engine import dtype, fast_products, minimize, numerics
-from docfact.algorithms.kernels import LinearKernel, SparseProduct
+from docfact.algorithms.kernels import Float32Products, LinearKernel, SparseProduct
 from docfact.algorithms.nmf import GNMFRule
 from docfact.errors import ConfigError
 from docfact.experiment.plan import load as load_config
@@ -80,6 +92,38 @@ def test_float32_rule_holds_its_operators_in_float32(data):
         rule = LCCFRule(LinearKernel(sp.csr_matrix(X)), 3, knn_graph(X, 5, "cosine"), lam=10)
     U = rule.init(np.random.default_rng(0))[0].astype(np.float32)
     assert rule.K.dot(U).dtype == rule.W.dtype == rule.d.dtype == np.float32
+
+
+def test_mixed_rule_takes_the_kernels_products_in_float32_and_keeps_the_rest_float64(data):
+    """numerics precision "mixed": K and the factors it multiplies cast to float32 for each
+    product, the product given back in float64; the factors, graph and degrees in float64."""
+    X, _ = data
+    with numerics(precision="mixed"):
+        rule = LCCFRule(LinearKernel(sp.csr_matrix(X)), 3, knn_graph(X, 5, "cosine"), lam=10)
+    assert isinstance(rule.K.op, Float32Products) and rule.K.op.K.X.dtype == np.float32
+    U = rule.init(np.random.default_rng(0))[0]
+    KU = rule.K.dot(U)
+    assert rule.dtype == KU.dtype == rule.W.dtype == rule.d.dtype == np.float64
+    exact = LinearKernel(sp.csr_matrix(X)).dot(U)
+    assert not np.array_equal(KU, exact)  # taken in float32
+    np.testing.assert_allclose(KU, exact, rtol=1e-5)
+
+
+def test_mixed_keeps_the_entries_that_float32_makes_zeros(data):
+    """Why "mixed": a factor's entry that falls below float32's range (1.4e-45) becomes an
+    exact zero in float32, which no multiplicative update leaves; with the factors in float64
+    it stays a small positive number, as in float64 (bench/MIXED.md on real draws)."""
+    X, y = data
+    labelled = np.where(np.arange(len(y)) % 5 == 0, y, -1)
+    V = {}
+    for precision in ("float64", "float32", "mixed"):
+        with numerics(precision, "auto"):
+            V[precision] = CNPCF(3, lam=10, lam_h=1, p=3, max_iter=300,
+                                 random_state=0).fit_transform(X, labelled)
+    assert (V["float32"] == 0).any() and (V["float64"] > 0).all() and (V["mixed"] > 0).all()
+    assert V["float64"].min() < np.finfo(np.float32).smallest_subnormal
+    assert not np.array_equal(V["mixed"], V["float64"])
+    np.testing.assert_allclose(V["mixed"], V["float64"], rtol=1e-4)
 
 
 def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data, monkeypatch):
@@ -196,4 +240,25 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(raw))
     with pytest.raises(ConfigError, match="numerics"):
+        load_config(path)
+
+
+def test_mixed_precision_is_for_the_concept_factorizations(tmp_path):
+    """numerics precision mixed: taken by the CF family (a row of its own), said in the
+    report, and refused in one line for another factorization; a clustering method ignores
+    numerics as always."""
+    base = load_config(semi_config(tmp_path))
+    mixed = load_config(semi_config(tmp_path, name="mixed",
+                                    numerics={"precision": "mixed", "products": "auto"}))
+    assert all(row_key(mixed, m) != row_key(base, b)
+               for m, b in zip(mixed.methods, base.methods, strict=True))
+    assert numerics_words(mixed) == ("; factorizations in mixed precision: float32 products, "
+                                     "float64 factors (products auto)")
+    path = tmp_path / "mixed.yaml"
+    plain = yaml.safe_load(small_config(tmp_path).read_text())
+    plain["numerics"] = {"precision": "mixed"}
+    path.write_text(yaml.safe_dump(plain))
+    with pytest.raises(ConfigError, match=r"\(methods\.GNMF\): numerics precision mixed is "
+                       r"for the concept factorizations \(CF and the methods built on it\), "
+                       r"not gnmf: use float32 or float64$"):
         load_config(path)

@@ -24,6 +24,7 @@ from docfact.algorithms.engine import (
     dtype,
     fast_products,
     graph_term,
+    kernel_dtype,
     mu_step,
     rescale,
 )
@@ -36,7 +37,13 @@ from docfact.algorithms.graphs import (
     degrees,
     signed_parts,
 )
-from docfact.algorithms.kernels import KERNEL_CONSTRAINTS, DenseKernel, LastProduct, affinity
+from docfact.algorithms.kernels import (
+    KERNEL_CONSTRAINTS,
+    DenseKernel,
+    Float32Products,
+    LastProduct,
+    affinity,
+)
 
 
 class LCCFRule:
@@ -78,6 +85,8 @@ class LCCFRule:
             if self.negative:
                 self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
                                           self.K_neg.astype(self.dtype))
+        elif kernel_dtype() != self.dtype and not self.negative:  # numerics precision "mixed"
+            self.K = Float32Products(self.K)
         self.K = LastProduct(self.K)
 
     def _laplacian(self, W, gamma) -> tuple:
@@ -240,7 +249,7 @@ class CF(MultiplicativeFactorization):
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
         if fast_products() and self.kernel == "linear" and kernel_form(
                 K.X, self.n_components, self.n_restarts, self.min_iter, self.max_iter,
-                np.dtype(dtype()).itemsize) == "dense":
+                np.dtype(kernel_dtype()).itemsize) == "dense":
             K = DenseKernel(K.dense())
         U, V = self._minimize(self._rule(K, W, lam, gamma, y)).factors
         self.association_ = U

@@ -23,13 +23,15 @@ criterion function value was chosen": every start runs by step 3 on its own (to 
 until the running-mean rule stops it), and the one of lowest final objective is kept.
 The rule is only the algorithm box: update equations, objective, normalisation.
 
-How the loop computes is a setting of the context (`numerics`): precision float64 or float32,
-and products "reference" (the forms that made the committed digits) or "auto" (the cheapest
-form for the fit's size, costs.py). A rule reads it when built (`dtype()`, `fast_products()`);
-the defaults keep the committed digits. Unlike scikit-learn's config_context the setting is the
-calling thread's (a ContextVar): the workers of joblib or of threads started inside the block
-compute with the defaults unless they enter it themselves (a `docfact run` worker does so for
-each method, from the config's `numerics`).
+How the loop computes is a setting of the context (`numerics`): precision float64, float32 or
+mixed (the concept factorizations' products with the kernel in float32, their factors and
+updates in float64: cf.LCCFRule), and products "reference" (the forms that made the committed
+digits) or "auto" (the cheapest form for the fit's size, costs.py). A rule reads it when built
+(`dtype()`, `kernel_dtype()`, `fast_products()`); the defaults keep the committed digits.
+Unlike scikit-learn's config_context the setting is the calling thread's (a ContextVar): the
+workers of joblib or of threads started inside the block compute with the defaults unless they
+enter it themselves (a `docfact run` worker does so for each method, from the config's
+`numerics`).
 """
 
 from collections.abc import Callable
@@ -43,14 +45,16 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 EPS = 1e-10  # floor of every denominator, as in the reference code
-PRECISIONS = ("float64", "float32")
+PRECISIONS = ("float64", "float32", "mixed")
 PRODUCTS = ("reference", "auto")
 
 
 @dataclass(frozen=True)
 class Numerics:
-    """precision: of the factors and operators in the update loop ("float64" or "float32");
-    products: "reference" or "auto" (costs.py picks the form of each product)."""
+    """precision: of the factors and operators in the update loop ("float64" or "float32"), or
+    "mixed": the kernel's products in float32, the rest in float64 (the concept factorizations
+    only: others compute in float64); products: "reference" or "auto" (costs.py picks the
+    form of each product)."""
 
     precision: str = "float64"
     products: str = "reference"
@@ -78,8 +82,14 @@ def numerics(precision: str = "float64", products: str = "reference"):
 
 
 def dtype() -> type:
-    """The dtype of the update loop in this context."""
+    """The dtype of the update loop (its factors) in this context."""
     return np.float32 if (_NUMERICS.get() or DEFAULT).precision == "float32" else np.float64
+
+
+def kernel_dtype() -> type:
+    """The dtype of the products with the kernel in this context: float32 under "float32" and
+    "mixed", float64 otherwise."""
+    return np.float64 if (_NUMERICS.get() or DEFAULT).precision == "float64" else np.float32
 
 
 def in_loop(op):

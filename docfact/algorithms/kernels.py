@@ -135,6 +135,27 @@ class DenseKernel:
         return DenseKernel(self.K.astype(dtype, copy=False))
 
 
+class Float32Products:
+    """A kernel operator K whose products K Y are taken in float32 (K and Y cast) and given
+    back in float64: the loop's products at float32's cost, its factors kept in float64, where
+    an entry that falls below float32's range would become a zero that a multiplicative update
+    never leaves (numerics precision "mixed"; bench/MIXED.md)."""
+
+    def __init__(self, K):
+        self.K = K.astype(np.float32)
+
+    @property
+    def n(self) -> int:
+        return self.K.n
+
+    def dot(self, Y: np.ndarray) -> np.ndarray:
+        return self.K.dot(Y.astype(np.float32)).astype(np.float64)
+
+    def dot_all(self, Ys: list) -> list:
+        return [KY.astype(np.float64) for KY in self.K.dot_all([Y.astype(np.float32)
+                                                                 for Y in Ys])]
+
+
 class LastProduct:
     """An operator K (a kernel, or any object with `dot` and `dot_all`) that keeps its last
     product K Y and gives it back when asked for K Y of an equal Y: the same product, so the

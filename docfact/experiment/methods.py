@@ -153,6 +153,12 @@ class Method(MethodSpec):
         return f"{cls.__name__} needs parameter(s) {', '.join(map(paper_name, needed))}"
 
     @property
+    def concept_factorization(self) -> bool:
+        """True for CF and the methods built on it, which alone take numerics precision
+        "mixed" (engine.Numerics)."""
+        return issubclass(self._class, alg.CF)
+
+    @property
     def semi_supervised(self) -> bool:
         """True for the methods fitted with the run's partial labels."""
         return getattr(self._class, "semi_supervised", False)

@@ -30,7 +30,7 @@ def method(spec) -> Method:
 
 
 def method_problems(methods, where: str) -> list:
-    """One line per method whose algorithm is unknown or refuses its parameters."""
+    """One line per method whose algorithm is unknown or refuses its parameters or numerics."""
     found = []
     for spec in methods:
         try:
@@ -38,6 +38,12 @@ def method_problems(methods, where: str) -> list:
                 f"{where}: methods.{spec.name}")
         except ConfigError as e:
             found.append(str(e))
+            continue
+        m = method(spec)
+        if m.numerics.get("precision") == "mixed" and not m.concept_factorization:
+            found.append(f"{where}: methods.{spec.name}: numerics precision mixed is for the "
+                         f"concept factorizations (CF and the methods built on it), not "
+                         f"{spec.algorithm}: use float32 or float64")
     return found
 
 

@@ -139,8 +139,8 @@ def load_readings(path) -> Readings:
     try:
         Numerics(**numerics)
     except (TypeError, ValueError):
-        raise ConfigError(f"{where}: numerics: a mapping with 'precision' (float64, float32) "
-                          "and 'products' (reference, auto)") from None
+        raise ConfigError(f"{where}: numerics: a mapping with 'precision' (float64, float32, "
+                          "mixed) and 'products' (reference, auto)") from None
     return Readings(path.stem, raw.get("paper", path.stem), tuple(bases), bases, settings,
                     dict(readings), fixed, raw.get("notes", ""), runs, dict(numerics))
 

@@ -45,8 +45,12 @@ def numerics_words(config) -> str:
             found.setdefault(tuple(sorted(m.numerics.items())), []).append(m.name)
     most = max(found, key=lambda n: len(found[n]), default=None)
     return "".join(f"; {'factorizations' if n == most else ', '.join(found[n])} in "
-                   f"{dict(n).get('precision', 'float64')} (products "
+                   f"{PRECISION_WORDS.get(dict(n).get('precision', 'float64'))} (products "
                    f"{dict(n).get('products', 'reference')})" for n in sorted(found))
+
+
+PRECISION_WORDS = {"float64": "float64", "float32": "float32",
+                   "mixed": "mixed precision: float32 products, float64 factors"}
 
 
 def protocol_words(manifest: dict) -> str:
