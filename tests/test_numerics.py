@@ -225,9 +225,10 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     # the tables and the report say so
     assert numerics_words(fast) == "; factorizations in float32 (products auto)"
     assert numerics_words(base) == numerics_words(same) == ""
-    mixed = load_config(ROOT / "configs" / "rcf_20newsgroups_t20.yaml")  # CNPCF in float64
+    mixed = load_config(ROOT / "configs" / "rcf_20newsgroups_t20.yaml")  # CNPCF in its own
     assert numerics_words(mixed) == ("; factorizations in float32 (products auto); CNPCF in "
-                                     "float64 (products auto)")
+                                     "mixed precision: float32 products, float64 factors "
+                                     "(products auto)")
     # a clustering method computes the same whatever the numerics: its rows stay shared
     plain = load_config(small_config(tmp_path))
     fast = load_config(small_config(tmp_path, name="fast",
