@@ -5,8 +5,8 @@ For sampled (table, k, run): each method of the table computed as `docfact run` 
 row (the run's documents, graphs, labels and seeds), profiled with CPU time; the seconds inside
 scipy's sparse x dense loops (csr_matvecs, csc_matvecs: the products X^T Y and X Z of K Y =
 X (X^T Y), and k-means' X C^T) over the row's seconds. A table's loop time is the committed
-CPU-hours of each method times that method's median share (at today's widths and precisions:
-CNPCF computes in float64 at t = 20%); the rest of its time is everything else. Then each
+CPU-hours of each method times that method's median share (at the configs' widths and
+precisions); the rest of its time is everything else. Then each
 loop timed alone on the sample's largest draw at 10 to 300 columns (the 10 restarts of k = 30
 take 300): nanoseconds per nonzero and column, in float32 about a quarter lower at the widest
 batch than at 30 columns, which bounds what batching more products together could gain.
