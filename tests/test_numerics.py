@@ -24,6 +24,7 @@ from docfact.algorithms import (
 from docfact.algorithms.cf import LCCFRule
 from docfact.algorithms.engine import dtype, fast_products, minimize, numerics
 from docfact.algorithms.kernels import Float32Products, LinearKernel, SparseProduct
+from docfact.algorithms.lcf import LCFRule
 from docfact.algorithms.nmf import GNMFRule
 from docfact.errors import ConfigError
 from docfact.experiment.plan import load as load_config
@@ -107,6 +108,21 @@ def test_mixed_rule_takes_the_kernels_products_in_float32_and_keeps_the_rest_flo
     exact = LinearKernel(sp.csr_matrix(X)).dot(U)
     assert not np.array_equal(KU, exact)  # taken in float32
     np.testing.assert_allclose(KU, exact, rtol=1e-5)
+
+
+def test_lcf_under_mixed_takes_its_kernels_products_in_float32(data):
+    """LCF is built on CF and takes numerics precision mixed as CF does: its K's products in
+    float32, its factors and diag(K) in float64, the clustering of float64's."""
+    X, _ = data
+    ref = LCF(3, lam=0.3, max_iter=50, random_state=0)
+    V64 = ref.fit_transform(X)
+    with numerics(precision="mixed"):
+        rule = LCFRule(LinearKernel(sp.csr_matrix(X)), 3, lam=0.3)
+        mixed = LCF(3, lam=0.3, max_iter=50, random_state=0)
+        V = mixed.fit_transform(X)
+    assert isinstance(rule.K.op, Float32Products) and rule.a.dtype == rule.dtype == np.float64
+    assert not np.array_equal(V, V64)
+    assert accuracy(V64.argmax(axis=1), V.argmax(axis=1)) == 1.0
 
 
 def test_mixed_keeps_the_entries_that_float32_makes_zeros(data):

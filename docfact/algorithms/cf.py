@@ -85,7 +85,9 @@ class LCCFRule:
             if self.negative:
                 self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
                                           self.K_neg.astype(self.dtype))
-        elif kernel_dtype() != self.dtype and not self.negative:  # numerics precision "mixed"
+        elif kernel_dtype() != self.dtype and not self.negative:
+            # numerics precision "mixed" (a kernel with negative entries, whose Section 3.5
+            # updates take K+ and K- apart, keeps float64)
             self.K = Float32Products(self.K)
         self.K = LastProduct(self.K)
 
