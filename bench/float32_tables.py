@@ -80,16 +80,21 @@ def markdown(table: pd.DataFrame) -> str:
                   f"{inside} of {len(t)} method x metric averages of float64 inside the float32 "
                   f"interval; {int(t['draws'].max())} draws per method at {int(t['k'].max())} "
                   "values of k.", ""]
-        show = t.assign(**{
-            "diff [95% CI]": [f"{r.diff:+.4f} [{r.diff_low:+.4f}, {r.diff_high:+.4f}]"
-                              for r in t.itertuples()],
-            "float32 avg [95% CI]": [f"{r.avg_32:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
-                                     for r in t.itertuples()]})
-        lines += [tabulate(show[["method", "metric", "draws", "diff [95% CI]", "unchanged",
-                                 "avg_64", "float32 avg [95% CI]", "inside"]],
-                           headers="keys", showindex=False, floatfmt=".4f",
-                           tablefmt="github"), ""]
+        lines += [rows(t, "float32"), ""]
     return "\n".join(lines)
+
+
+def rows(t: pd.DataFrame, fast: str) -> str:
+    """One table's comparison rows (compare's frame) as a Markdown table; `fast` names the
+    numerics set against float64."""
+    show = t.assign(**{
+        "diff [95% CI]": [f"{r.diff:+.4f} [{r.diff_low:+.4f}, {r.diff_high:+.4f}]"
+                          for r in t.itertuples()],
+        f"{fast} avg [95% CI]": [f"{r.avg_32:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
+                                 for r in t.itertuples()]})
+    return tabulate(show[["method", "metric", "draws", "diff [95% CI]", "unchanged", "avg_64",
+                          f"{fast} avg [95% CI]", "inside"]],
+                    headers="keys", showindex=False, floatfmt=".4f", tablefmt="github")
 
 
 def cli(doc: str, csv: str, md: str, pair, markdown) -> None:

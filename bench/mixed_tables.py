@@ -18,11 +18,10 @@ import docfact  # noqa: F401, I001  (first: it pins NumPy's loops, docfact/digit
 from pathlib import Path
 
 import pandas as pd
-from tabulate import tabulate
 
 from docfact.experiment.results import read_timings
 
-from float32_tables import cli, compare  # bench/float32_tables.py, beside this script
+from float32_tables import cli, compare, rows  # bench/float32_tables.py, beside this script
 
 
 def hours(folder: Path, methods) -> float:
@@ -56,15 +55,7 @@ def markdown(table: pd.DataFrame) -> str:
                   f"{int(t['draws'].max())} draws per method at {int(t['k'].max())} values of "
                   f"k; CPU-hours {t['hours_64'].iloc[0]:.3f} in float64, "
                   f"{t['hours_mixed'].iloc[0]:.3f} in mixed precision.", ""]
-        show = t.assign(**{
-            "diff [95% CI]": [f"{r.diff:+.4f} [{r.diff_low:+.4f}, {r.diff_high:+.4f}]"
-                              for r in t.itertuples()],
-            "mixed avg [95% CI]": [f"{r.avg_32:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
-                                   for r in t.itertuples()]})
-        lines += [tabulate(show[["method", "metric", "draws", "diff [95% CI]", "unchanged",
-                                 "avg_64", "mixed avg [95% CI]", "inside"]],
-                           headers="keys", showindex=False, floatfmt=".4f",
-                           tablefmt="github"), ""]
+        lines += [rows(t, "mixed"), ""]
     return "\n".join(lines)
 
 
