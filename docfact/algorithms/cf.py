@@ -40,9 +40,9 @@ from docfact.algorithms.graphs import (
 from docfact.algorithms.kernels import (
     KERNEL_CONSTRAINTS,
     DenseKernel,
-    Float32Products,
     LastProduct,
     affinity,
+    in_products,
 )
 
 
@@ -85,10 +85,8 @@ class LCCFRule:
             if self.negative:
                 self.K_pos, self.K_neg = (self.K_pos.astype(self.dtype),
                                           self.K_neg.astype(self.dtype))
-        elif kernel_dtype() != self.dtype and not self.negative:
-            # numerics precision "mixed" (a kernel with negative entries, whose Section 3.5
-            # updates take K+ and K- apart, keeps float64)
-            self.K = Float32Products(self.K)
+        elif not self.negative:  # a kernel with negative entries (Section 3.5's updates take
+            self.K = in_products(self.K)  # K+ and K- apart) keeps float64 under "mixed"
         self.K = LastProduct(self.K)
 
     def _laplacian(self, W, gamma) -> tuple:

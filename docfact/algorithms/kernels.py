@@ -13,7 +13,7 @@ from sklearn.metrics import pairwise
 
 from docfact.algorithms._validation import integer, options
 from docfact.algorithms.costs import scatter_is_faster
-from docfact.algorithms.engine import dot_all, fast_products, sq_norm
+from docfact.algorithms.engine import dot_all, dtype, fast_products, kernel_dtype, sq_norm
 
 KERNELS = ("linear", "polynomial", "precomputed")
 
@@ -154,6 +154,12 @@ class Float32Products:
     def dot_all(self, Ys: list) -> list:
         return [KY.astype(np.float64) for KY in self.K.dot_all([Y.astype(np.float32)
                                                                  for Y in Ys])]
+
+
+def in_products(K):
+    """The kernel operator K whose products the loop takes: Float32Products(K) under numerics
+    precision "mixed" (products in float32, the loop's factors in float64), else K itself."""
+    return Float32Products(K) if kernel_dtype() != dtype() else K
 
 
 class LastProduct:

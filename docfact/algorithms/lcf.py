@@ -19,8 +19,8 @@ import numpy as np
 
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.cf import CF, LCCFRule, unit_columns_of_V
-from docfact.algorithms.engine import dtype, in_loop, kernel_dtype, minimize, mu_step
-from docfact.algorithms.kernels import Float32Products, LastProduct
+from docfact.algorithms.engine import dtype, in_loop, minimize, mu_step
+from docfact.algorithms.kernels import LastProduct, in_products
 
 INITS = ("random", "cf")
 
@@ -38,9 +38,7 @@ class LCFRule:
         self.dtype = dtype()  # the context's (engine.numerics): K and a in it
         K = in_loop(K)
         self.a = K.diag()
-        if kernel_dtype() != self.dtype:  # numerics precision "mixed": K's products in float32
-            K = Float32Products(K)
-        self.K, self.lam, self.start = LastProduct(K), lam, init
+        self.K, self.lam, self.start = LastProduct(in_products(K)), lam, init
         self.loop_normalize = unit_columns_of_V if loop_normalize else None
 
     def init(self, rng):
