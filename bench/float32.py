@@ -1,16 +1,16 @@
 """The fast numerics against the committed ones, on a sample of real draws of the tables.
 
 For each sampled (table, k, run): the run's documents, graphs and labels exactly as `docfact run`
-prepares them; every factorization of the table clustered once per variant, in turn, with the
-run's seeds: "reference" (float64, reference products: the committed digits, checked against the
-committed runs.csv) and "fast" (numerics {precision: float32, products: auto}), optionally
-"auto64" (products auto in float64). Per fit: AC, NMI, the objective, iterations, seconds
-(fit and labels, what timings.csv holds), the objective at the restart selection (what
-runs.csv records), and the agreement of the variant's labels with the
-reference's (AC of one labelling against the other: 1 = the same clusters). Rows are appended
-to the CSV as they come (a rerun resumes); the Markdown summarises the differences with 95%
-intervals and the speedups (medians of per-fit ratios, the variants timed in turn in one
-process, so a slow spell of the shared machine falls on both).
+prepares them; every factorization of the table clustered once per variant, in turn, with the run's
+seeds: "reference" (float64, reference products: the committed digits, checked against the
+committed runs.csv) and "fast" (numerics {precision: float32, products: auto}), optionally "auto64"
+(products auto in float64) and "mixed" ({precision: mixed, products: auto}). Per fit: AC, NMI, the
+objective, iterations, seconds (fit and labels, what timings.csv holds), the objective at the
+restart selection (what runs.csv records), and the agreement of the variant's labels with the
+reference's (AC of one labelling against the other: 1 = the same clusters). Rows are appended to
+the CSV as they come (a rerun resumes); the Markdown summarises the differences with 95% intervals
+and the speedups (medians of per-fit ratios, the variants timed in turn in one process, so a slow
+spell of the shared machine falls on both).
 
     python bench/float32.py [--sample SPEC] [--variants reference,fast] [--csv bench/FLOAT32.csv]
                             [--md bench/FLOAT32.md]
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ("rcf_tdt2_t2_reference:3:0/1/2/3,rcf_tdt2_t2_reference:6/12:0,"
           "rcf_reuters_t2_reference:2/3/4:0,lccf_tdt2:2/3/4/5/6/7/8/9/10:0,gnmf_tdt2:2/4/6/8/10:0")
 VARIANTS = {"reference": {}, "fast": {"precision": "float32", "products": "auto"},
-            "auto64": {"products": "auto"}}
+            "auto64": {"products": "auto"}, "mixed": {"precision": "mixed", "products": "auto"}}
 
 
 def pairs(spec: str):

@@ -125,6 +125,29 @@ def test_lcf_under_mixed_takes_its_kernels_products_in_float32(data):
     assert accuracy(V64.argmax(axis=1), V.argmax(axis=1)) == 1.0
 
 
+@pytest.mark.parametrize("make", [
+    lambda: SymmetricNMF(3, random_state=0, max_iter=80),
+    lambda: PSPt(3, scale="relative", random_state=0, max_iter=80),
+    lambda: PSPt(3, scale="relative", ncw=True, diagonal="zero", random_state=0, max_iter=80),
+], ids=["HHt", "PSPt", "NC-PSPt-zero"])
+def test_affinity_factorizations_under_mixed_take_ws_products_in_float32(data, make):
+    """HHt and PSPt take numerics precision mixed as CF's family does: the products with the
+    affinity W (its diagonal zeroed or not) in float32, the factors in float64, the clustering
+    and the objective of float64's."""
+    X, _ = data
+    ref = make().set_params(track_objective=True)
+    V64 = ref.fit_transform(X)
+    with numerics(precision="mixed"):
+        mixed = make().set_params(track_objective=True)
+        V = mixed.fit_transform(X)
+        rule = mixed._rule(LinearKernel(sp.csr_matrix(X)))
+    assert isinstance(rule.W.op, Float32Products) and rule.dtype == np.float64
+    assert rule.W.dot(rule.init(np.random.default_rng(0))[0]).dtype == np.float64
+    assert V.dtype == np.float64 and not np.array_equal(V, V64)
+    assert accuracy(V64.argmax(axis=1), V.argmax(axis=1)) == 1.0
+    np.testing.assert_allclose(mixed.objective_[-1], ref.objective_[-1], rtol=1e-4)
+
+
 def test_mixed_keeps_the_entries_that_float32_makes_zeros(data):
     """Why "mixed": a factor's entry that falls below float32's range (1.4e-45) becomes an
     exact zero in float32, which no multiplicative update leaves; with the factors in float64
@@ -164,6 +187,53 @@ def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data, monk
         fast = LCCF(3, lam=100, random_state=0).fit_transform(X)
     assert formed == [(45, 45)]
     np.testing.assert_allclose(fast, ref, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SymmetricNMF(3, random_state=0, trials=True, max_iter=60),
+    lambda: PSPt(3, scale="relative", ncw=True, diagonal="zero", random_state=0, trials=True,
+                 max_iter=60),
+], ids=["HHt", "NC-PSPt-zero"])
+def test_products_auto_forms_the_affinity_for_small_n_with_the_same_fit(data, make,
+                                                                         monkeypatch):
+    """HHt's and PSPt's W formed (45 x 45, its diagonal zeroed and NC-weighted as the operator
+    would be) when the cost model finds it cheaper for their schedule (one product of k columns
+    per iteration, the starts one at a time, each to its stop): the fit of the operator's to
+    rounding."""
+    from docfact.algorithms import symmetric
+
+    formed = []
+
+    class Formed(symmetric.DenseKernel):
+        def __init__(self, K):
+            formed.append(K.shape)
+            super().__init__(K)
+
+    monkeypatch.setattr(symmetric, "DenseKernel", Formed)
+    X, _ = data
+    assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 60, per_iteration=1, batched=False,
+                             trials=True) == "dense"
+    ref = make().fit_transform(X)
+    assert formed == []
+    with numerics(products="auto"):
+        fast = make().fit_transform(X)
+    assert formed == [(45, 45)]
+    np.testing.assert_allclose(fast, ref, rtol=1e-7, atol=1e-10)
+
+
+def test_fit_products_follows_the_fits_schedule():
+    """CF's family: 2 products per iteration, the restart phase's starts in one product; HHt
+    and PSPt: 1 per iteration, the starts one at a time, with trials each to the end."""
+    X = sp.random(200, 1000, density=0.02, format="csr", random_state=0)
+    one = costs.sparse_product(200, 1000, X.nnz, 3)
+    batch = costs.sparse_product(200, 1000, X.nnz, 30)
+    cf_fit = costs.fit_products("sparse", X, 3, 10, 30, 100)
+    assert cf_fit.flops == pytest.approx(2 * 31 * batch.flops + 2 * 69 * one.flops)
+    alone = costs.fit_products("sparse", X, 3, 10, 30, 100, per_iteration=1, batched=False)
+    assert alone.flops == pytest.approx((10 * 31 + 69) * one.flops)
+    trials = costs.fit_products("sparse", X, 3, 10, 30, 100, per_iteration=1, batched=False,
+                                trials=True)
+    assert trials.bytes == pytest.approx(10 * 100 * one.bytes)
 
 
 def test_rcf_dense_graph_product_takes_every_start_at_once_with_products_auto(data,
@@ -260,10 +330,10 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
         load_config(path)
 
 
-def test_mixed_precision_is_for_the_concept_factorizations(tmp_path):
-    """numerics precision mixed: taken by the CF family (a row of its own), said in the
-    report, and refused in one line for another factorization; a clustering method ignores
-    numerics as always."""
+def test_mixed_precision_is_for_the_factorizations_of_a_kernel(tmp_path):
+    """numerics precision mixed: taken by the CF family and the affinity factorizations (a row
+    of its own), said in the report, and refused in one line for another factorization; a
+    clustering method ignores numerics as always."""
     base = load_config(semi_config(tmp_path))
     mixed = load_config(semi_config(tmp_path, name="mixed",
                                     numerics={"precision": "mixed", "products": "auto"}))
@@ -276,6 +346,11 @@ def test_mixed_precision_is_for_the_concept_factorizations(tmp_path):
     plain["numerics"] = {"precision": "mixed"}
     path.write_text(yaml.safe_dump(plain))
     with pytest.raises(ConfigError, match=r"\(methods\.GNMF\): numerics precision mixed is "
-                       r"for the concept factorizations \(CF and the methods built on it\), "
-                       r"not gnmf: use float32 or float64$"):
+                       r"for the factorizations of a kernel or affinity \(CF and the methods "
+                       r"built on it, HHt, PSPt\), not gnmf: use float32 or float64$"):
         load_config(path)
+    plain["methods"] = {"PSPt": {"algorithm": "pspt", "eta": 0.8, "numerics": {
+        "precision": "mixed"}}, "HHt": {"algorithm": "hht", "numerics": {"precision": "mixed"}}}
+    plain.pop("published", None)
+    path.write_text(yaml.safe_dump(plain))
+    assert sorted(m.name for m in load_config(path).methods) == ["HHt", "PSPt"]

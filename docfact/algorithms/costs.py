@@ -77,21 +77,25 @@ def dense_build(X, itemsize: int = 8) -> Cost:
 
 
 def fit_products(form: str, X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
-                 itemsize: int = 8) -> Cost:
-    """The K products of a CF-family fit (2 per iteration: K U and K V) in `form` ("sparse"
-    or "dense", building K included): the restart phase takes n_restarts starts at once for
-    min_iter + 1 iterations (max_iter if fewer), the chosen start runs to max_iter (min_iter + 1
-    + 100 assumed when max_iter is None: the stopping rule's typical length)."""
+                 itemsize: int = 8, *, per_iteration: int = 2, batched: bool = True,
+                 trials: bool = False) -> Cost:
+    """The K products of a fit in `form` ("sparse" or "dense", building K included), each of k
+    columns per start, `per_iteration` of them (CF's family: K U and K V; HHt and PSPt: W H,
+    W P). The restart phase runs the n_restarts starts min_iter + 1 iterations (max_iter if
+    fewer), in one product when `batched` (CF's family), else one at a time; the chosen start
+    runs on to max_iter (min_iter + 1 + 100 assumed when max_iter is None: the stopping rule's
+    typical length); with `trials` every start runs the whole length (engine.minimize)."""
     (n, m), nnz = X.shape, X.nnz
     total = max_iter if max_iter is not None else min_iter + 101
-    restart_iters = min(min_iter + 1, total) if n_restarts > 1 else 0
+    restart_iters = total if trials else min(min_iter + 1, total) if n_restarts > 1 else 0
     rest = total - restart_iters
 
     def product(c):
         return (sparse_product(n, m, nnz, c, itemsize) if form == "sparse"
                 else dense_product(n, c, itemsize))
 
-    cost = product(k * n_restarts) * (2 * restart_iters) + product(k) * (2 * max(rest, 0))
+    restart = product(k * n_restarts) if batched else product(k) * n_restarts
+    cost = restart * (per_iteration * restart_iters) + product(k) * (per_iteration * max(rest, 0))
     return cost + dense_build(X, itemsize) if form == "dense" else cost
 
 
@@ -105,11 +109,12 @@ def scatter_is_faster(out_rows: int, in_rows: int, c: int, itemsize: int = 8) ->
 
 
 def kernel_form(X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
-                itemsize: int = 8) -> str:
-    """"dense" or "sparse": the cheaper form of the linear kernel of sparse X for this fit;
-    "sparse" when a formed K would exceed MAX_DENSE_BYTES."""
+                itemsize: int = 8, **schedule) -> str:
+    """"dense" or "sparse": the cheaper form of the linear kernel of sparse X for this fit
+    (`schedule`: fit_products' per_iteration, batched, trials); "sparse" when a formed K would
+    exceed MAX_DENSE_BYTES."""
     if not sp.issparse(X) or X.shape[0] ** 2 * itemsize > MAX_DENSE_BYTES:
         return "sparse"
-    costs = {form: fit_products(form, X, k, n_restarts, min_iter, max_iter, itemsize).seconds
-             for form in ("sparse", "dense")}
+    costs = {form: fit_products(form, X, k, n_restarts, min_iter, max_iter, itemsize,
+                                **schedule).seconds for form in ("sparse", "dense")}
     return min(costs, key=costs.get)

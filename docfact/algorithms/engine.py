@@ -24,14 +24,14 @@ until the running-mean rule stops it), and the one of lowest final objective is 
 The rule is only the algorithm box: update equations, objective, normalisation.
 
 How the loop computes is a setting of the context (`numerics`): precision float64, float32 or
-mixed (the concept factorizations' products with the kernel in float32, their factors and
-updates in float64: cf.LCCFRule), and products "reference" (the forms that made the committed
-digits) or "auto" (the cheapest form for the fit's size, costs.py). A rule reads it when built
-(`dtype()`, `kernel_dtype()`, `fast_products()`); the defaults keep the committed digits.
-Unlike scikit-learn's config_context the setting is the calling thread's (a ContextVar): the
-workers of joblib or of threads started inside the block compute with the defaults unless they
-enter it themselves (a `docfact run` worker does so for each method, from the config's
-`numerics`).
+mixed (the products with the kernel or affinity in float32, the factors and updates in float64:
+cf.LCCFRule, symmetric.PSPtRule; the factorizations of K or W only), and products "reference"
+(the forms that made the committed digits) or "auto" (the cheapest form for the fit's size,
+costs.py). A rule reads it when built (`dtype()`, `kernel_dtype()`, `fast_products()`); the
+defaults keep the committed digits. Unlike scikit-learn's config_context the setting is the
+calling thread's (a ContextVar): the workers of joblib or of threads started inside the block
+compute with the defaults unless they enter it themselves (a `docfact run` worker does so for
+each method, from the config's `numerics`).
 """
 
 from collections.abc import Callable
@@ -52,9 +52,9 @@ PRODUCTS = ("reference", "auto")
 @dataclass(frozen=True)
 class Numerics:
     """precision: of the factors and operators in the update loop ("float64" or "float32"), or
-    "mixed": the kernel's products in float32, the rest in float64 (the concept factorizations
-    only: others compute in float64); products: "reference" or "auto" (costs.py picks the
-    form of each product)."""
+    "mixed": the kernel's products in float32, the rest in float64 (the factorizations of a
+    kernel or affinity only, CF's family, HHt and PSPt: others compute in float64); products:
+    "reference" or "auto" (costs.py picks the form of each product)."""
 
     precision: str = "float64"
     products: str = "reference"

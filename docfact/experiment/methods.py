@@ -153,10 +153,10 @@ class Method(MethodSpec):
         return f"{cls.__name__} needs parameter(s) {', '.join(map(paper_name, needed))}"
 
     @property
-    def concept_factorization(self) -> bool:
-        """True for CF and the methods built on it, which alone take numerics precision
-        "mixed" (engine.Numerics)."""
-        return issubclass(self._class, alg.CF)
+    def takes_mixed(self) -> bool:
+        """True for the factorizations of a kernel or affinity (CF and the methods built on
+        it, HHt, PSPt), which alone take numerics precision "mixed" (engine.Numerics)."""
+        return issubclass(self._class, (alg.CF, alg.SymmetricNMF, alg.PSPt))
 
     @property
     def semi_supervised(self) -> bool:

@@ -40,10 +40,10 @@ def method_problems(methods, where: str) -> list:
             found.append(str(e))
             continue
         m = method(spec)
-        if m.numerics.get("precision") == "mixed" and not m.concept_factorization:
+        if m.numerics.get("precision") == "mixed" and not m.takes_mixed:
             found.append(f"{where}: methods.{spec.name}: numerics precision mixed is for the "
-                         f"concept factorizations (CF and the methods built on it), not "
-                         f"{spec.algorithm}: use float32 or float64")
+                         f"factorizations of a kernel or affinity (CF and the methods built "
+                         f"on it, HHt, PSPt), not {spec.algorithm}: use float32 or float64")
     return found
 
 
