@@ -347,3 +347,29 @@ def test_lsi_dimension_is_k_unless_given():
     wide = LSIKMeans(3, dimension=6, random_state=0).fit(X)
     assert default.embedding_.shape == (40, 3) and wide.embedding_.shape == (40, 6)
     assert np.allclose(np.abs(wide.embedding_[:, :3]), np.abs(default.embedding_))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kernel_lloyd_is_lloyd_in_the_feature_space(seed):
+    """Lloyd on the polynomial kernel (the sums K E updated from the rows of the points that
+    moved) takes the steps of Lloyd on the explicit degree-2 features: the same labels and sum
+    of distances, from the same start."""
+    from docfact.algorithms.kmeans import _lloyd_kernel
+
+    rng = np.random.default_rng(seed)
+    X, _ = blobs(seed)
+    X = np.abs(X) + rng.random(X.shape)  # overlapping clusters: points move for a few steps
+    F = features(X, "polynomial")
+    start = rng.choice(len(X), 3, replace=False)
+    labels, sum_d = _lloyd_kernel(F @ F.T, start, 100)
+    centres, expected = F[start], None
+    for _ in range(100):
+        d = ((F[:, None, :] - centres[None]) ** 2).sum(axis=2)
+        new = d.argmin(axis=1)
+        if expected is not None and np.array_equal(new, expected):
+            break
+        expected = new
+        centres = np.array([F[expected == c].mean(axis=0) for c in range(3)])
+    np.testing.assert_array_equal(labels, expected)
+    d = np.linalg.norm(F - centres[labels], axis=1).sum()
+    assert abs(sum_d - d) < 1e-8 * d
