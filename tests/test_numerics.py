@@ -315,6 +315,10 @@ def test_numerics_config_key_selects_the_fast_path_and_keeps_old_hashes(tmp_path
     assert numerics_words(mixed) == ("; factorizations in float32 (products auto); CNPCF in "
                                      "mixed precision: float32 products, float64 factors "
                                      "(products auto)")
+    pspt = load_config(ROOT / "configs" / "pspt_tdt2.yaml")  # the most methods' numerics first
+    assert numerics_words(pspt) == ("; factorizations in mixed precision: float32 products, "
+                                    "float64 factors (products auto); NMF, NMF-NCW in float32 "
+                                    "(products auto)")
     # a clustering method computes the same whatever the numerics: its rows stay shared
     plain = load_config(small_config(tmp_path))
     fast = load_config(small_config(tmp_path, name="fast",

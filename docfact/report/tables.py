@@ -37,8 +37,9 @@ def runtime(folder: Path, manifest: dict) -> str:
 
 
 def numerics_words(config) -> str:
-    """How the factorizations computed, when not in the default float64: '; ...' or ''. Methods
-    set apart by their own numerics are named ('; CNPCF in float64 (products auto)')."""
+    """How the factorizations computed, when not in the default float64: '; ...' or ''. The
+    numerics most methods share come first, as the factorizations'; methods set apart by their
+    own are named after them ('; CNPCF in float64 (products auto)')."""
     found = {}
     for m in config.methods:
         if m.numerics:
@@ -46,7 +47,8 @@ def numerics_words(config) -> str:
     most = max(found, key=lambda n: len(found[n]), default=None)
     return "".join(f"; {'factorizations' if n == most else ', '.join(found[n])} in "
                    f"{PRECISION_WORDS.get(dict(n).get('precision', 'float64'))} (products "
-                   f"{dict(n).get('products', 'reference')})" for n in sorted(found))
+                   f"{dict(n).get('products', 'reference')})"
+                   for n in sorted(found, key=lambda n: (n != most, n)))
 
 
 PRECISION_WORDS = {"float64": "float64", "float32": "float32",
