@@ -157,24 +157,29 @@ def test_a_method_that_fails_says_why_in_one_line(tmp_path):
 
 def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_path, monkeypatch):
     """The committed table's time is read from results/ beside the config's configs/ folder,
-    also when the command runs elsewhere."""
+    also when the command runs elsewhere; the rows it takes from another table are not
+    counted (rcf_20newsgroups_t20 takes KMeans, CF and LCCF from the t = 2% table)."""
     from docfact.cli.run import _time_here
 
     monkeypatch.chdir(tmp_path)
-    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out")
-    fits = pd.read_csv(ROOT / "results/gnmf_tdt2/timings.csv")["seconds"]
+    name = "rcf_20newsgroups_t20"
+    config = ROOT / "configs" / f"{name}.yaml"
+    line = _time_here(name, config, tmp_path / "out")
+    fits = pd.read_csv(ROOT / f"results/{name}/timings.csv")["seconds"]
+    assert (fits == 0).sum() > 0
     assert line.startswith(f" ({fits.sum() / 60:.0f} CPU-minutes as recorded in ")
-    assert (f"gnmf_tdt2, not counting the {(fits == 0).sum()} of its {len(fits)} fits taken "
+    assert (f"{name}, not counting the {(fits == 0).sum()} of its {len(fits)} fits taken "
             "from other tables: about ") in line and "on this machine's " in line
     assert "without" not in line
     # a method of one's own added to the paper's table: its time is not there, and said so
-    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out",
-                      ["NMF", "GNMF", "MyMF"])
+    line = _time_here(name, config, tmp_path / "out", ["KMeans", "RCF", "MyMF"])
     assert line.endswith(" cores; without MyMF, which it does not hold)"), line
-    assert _time_here("no_such_table", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path) == ""
+    assert _time_here("no_such_table", config, tmp_path) == ""
     # not from the folder the command just wrote, which holds only the runs it asked
-    assert _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml",
-                      ROOT / "results" / "gnmf_tdt2") == ""
+    assert _time_here(name, config, ROOT / "results" / name) == ""
+    # a table that takes nothing says nothing of it
+    line = _time_here("gnmf_tdt2", ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out")
+    assert "on this machine's " in line and "not counting" not in line
 
 
 def test_a_reader_that_leaves_ends_the_output_quietly(tmp_path):
