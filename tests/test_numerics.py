@@ -165,20 +165,26 @@ def test_mixed_keeps_the_entries_that_float32_makes_zeros(data):
     np.testing.assert_allclose(V["mixed"], V["float64"], rtol=1e-4)
 
 
+def formed_kernels(monkeypatch, module) -> list:
+    """The shapes of the kernels `module` forms (its DenseKernel built), in order."""
+    formed = []
+
+    class Formed(module.DenseKernel):
+        def __init__(self, K):
+            formed.append(K.shape)
+            super().__init__(K)
+
+    monkeypatch.setattr(module, "DenseKernel", Formed)
+    return formed
+
+
 def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data, monkeypatch):
     """The cost model picks the formed K for 45 documents and the fit forms it (45 x 45),
     which the reference products never do; the factors equal the sparse form's to rounding
     (the dense product sums in another order)."""
     from docfact.algorithms import cf
 
-    formed = []
-
-    class Formed(cf.DenseKernel):
-        def __init__(self, K):
-            formed.append(K.shape)
-            super().__init__(K)
-
-    monkeypatch.setattr(cf, "DenseKernel", Formed)
+    formed = formed_kernels(monkeypatch, cf)
     X, _ = data
     assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 100) == "dense"
     ref = LCCF(3, lam=100, random_state=0).fit_transform(X)
@@ -202,14 +208,7 @@ def test_products_auto_forms_the_affinity_for_small_n_with_the_same_fit(data, ma
     rounding."""
     from docfact.algorithms import symmetric
 
-    formed = []
-
-    class Formed(symmetric.DenseKernel):
-        def __init__(self, K):
-            formed.append(K.shape)
-            super().__init__(K)
-
-    monkeypatch.setattr(symmetric, "DenseKernel", Formed)
+    formed = formed_kernels(monkeypatch, symmetric)
     X, _ = data
     assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 60, per_iteration=1, batched=False,
                              trials=True) == "dense"
