@@ -58,6 +58,32 @@ def test_cli_quick_recomputes_the_pairs_and_full_every_run(committed):
         assert res.exit_code == 0 and f"{config.name}: ok ({says})\n" in res.output
 
 
+def test_cli_finds_the_results_beside_the_configs_from_any_folder(committed, tmp_path,
+                                                                  monkeypatch):
+    """Without --results: results/ of the current folder, else the results/ beside the
+    config's configs/ folder (a repository's layout); neither holding it is one line naming
+    both places."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from docfact.cli import main
+
+    config, folder = committed
+    repo = tmp_path / "repo"
+    (repo / "configs").mkdir(parents=True)
+    path = repo / "configs" / f"{config.name}.yaml"
+    shutil.copy(folder.parent / f"{config.name}.yaml", path)
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check", str(path)])
+    assert res.exit_code == 1 and res.output == (
+        f"{config.name}: FAILED (no committed results in results/ or {repo / 'results'}/; run "
+        "the table first)\n")
+    shutil.copytree(folder, repo / "results" / config.name)
+    res = CliRunner().invoke(main, ["check", str(path)])
+    assert res.exit_code == 0 and f"{config.name}: ok (pairs (2, 1), (3, 0))\n" in res.output
+
+
 def test_a_changed_committed_row_is_caught(committed, tmp_path):
     config, folder = committed
     runs = pd.read_csv(folder / "runs.csv", keep_default_na=False)  # n_iter as written

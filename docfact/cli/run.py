@@ -208,8 +208,9 @@ def show(folder, fmt, method):
 @click.command(short_help="Recompute committed runs and compare them.")
 @click.argument("config_paths", metavar="CONFIG...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False))
-@click.option("--results", default="results", show_default=True, type=click.Path(file_okay=False),
-              help="Folder holding the committed result folders.")
+@click.option("--results", default=None, type=click.Path(file_okay=False),
+              help="Folder holding the committed result folders [default: results/ of the "
+                   "current folder, else the results/ beside the config's configs/ folder].")
 @jobs_option(-1)
 @click.option("--quick/--full", default=True, show_default=True,
               help="Recompute the config's check pairs (the reduced protocol), or every "
@@ -229,10 +230,13 @@ def check(config_paths, results, jobs, quick):
     failed = 0
     for path in config_paths:
         config = load_config(path)
-        folder = Path(results) / config.name
+        places = ([Path(results)] if results else
+                  [Path("results"), Path(path).resolve().parent.parent / "results"])
+        folder = next((p / config.name for p in places if (p / config.name / "runs.csv").exists()),
+                      places[0] / config.name)
         if not (folder / "runs.csv").exists():
-            click.echo(f"{config.name}: FAILED (no committed results in {results}/; run the "
-                       "table first)")
+            click.echo(f"{config.name}: FAILED (no committed results in "
+                       f"{' or '.join(f'{p}/' for p in places)}; run the table first)")
             failed += 1
             continue
         owner = table_of(folder)
