@@ -182,9 +182,9 @@ def test_products_auto_forms_the_kernel_for_small_n_with_the_same_fit(data, monk
     """The cost model picks the formed K for 45 documents and the fit forms it (45 x 45),
     which the reference products never do; the factors equal the sparse form's to rounding
     (the dense product sums in another order)."""
-    from docfact.algorithms import cf
+    from docfact.algorithms import kernels
 
-    formed = formed_kernels(monkeypatch, cf)
+    formed = formed_kernels(monkeypatch, kernels)
     X, _ = data
     assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 100) == "dense"
     ref = LCCF(3, lam=100, random_state=0).fit_transform(X)
@@ -206,9 +206,9 @@ def test_products_auto_forms_the_affinity_for_small_n_with_the_same_fit(data, ma
     would be) when the cost model finds it cheaper for their schedule (one product of k columns
     per iteration, the starts one at a time, each to its stop): the fit of the operator's to
     rounding."""
-    from docfact.algorithms import symmetric
+    from docfact.algorithms import kernels
 
-    formed = formed_kernels(monkeypatch, symmetric)
+    formed = formed_kernels(monkeypatch, kernels)
     X, _ = data
     assert costs.kernel_form(sp.csr_matrix(X), 3, 10, 30, 60, per_iteration=1, batched=False,
                              trials=True) == "dense"

@@ -17,14 +17,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
-from docfact.algorithms.costs import kernel_form
 from docfact.algorithms.engine import (
     EPS,
     dot_all,
     dtype,
     fast_products,
     graph_term,
-    kernel_dtype,
     mu_step,
     rescale,
 )
@@ -42,6 +40,7 @@ from docfact.algorithms.kernels import (
     DenseKernel,
     LastProduct,
     affinity,
+    formed_if_cheaper,
     in_products,
 )
 
@@ -247,10 +246,9 @@ class CF(MultiplicativeFactorization):
             y = check_partial_labels(y, X.shape[0])
         W, lam = self._affinity(X, W, y)
         K, gamma = affinity(X, self.kernel, self.degree, self.ncw)
-        if fast_products() and self.kernel == "linear" and kernel_form(
-                K.X, self.n_components, self.n_restarts, self.min_iter, self.max_iter,
-                np.dtype(kernel_dtype()).itemsize) == "dense":
-            K = DenseKernel(K.dense())
+        if self.kernel == "linear":
+            K = formed_if_cheaper(K, K.X, self.n_components, self.n_restarts, self.min_iter,
+                                  self.max_iter)
         U, V = self._minimize(self._rule(K, W, lam, gamma, y)).factors
         self.association_ = U
         return V

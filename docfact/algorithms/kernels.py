@@ -12,7 +12,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.metrics import pairwise
 
 from docfact.algorithms._validation import integer, options
-from docfact.algorithms.costs import scatter_is_faster
+from docfact.algorithms.costs import kernel_form, scatter_is_faster
 from docfact.algorithms.engine import dot_all, dtype, fast_products, kernel_dtype, sq_norm
 
 KERNELS = ("linear", "polynomial", "precomputed")
@@ -154,6 +154,18 @@ class Float32Products:
     def dot_all(self, Ys: list) -> list:
         return [KY.astype(np.float64) for KY in self.K.dot_all([Y.astype(np.float32)
                                                                  for Y in Ys])]
+
+
+def formed_if_cheaper(K, X, k: int, n_restarts: int, min_iter: int, max_iter: int | None,
+                      **schedule):
+    """K, the linear kernel (or affinity) of sparse X, formed (DenseKernel, N x N) when
+    products are "auto" and the cost model finds the formed K cheaper for this fit
+    (costs.kernel_form; `schedule` as fit_products'), else K itself."""
+    if fast_products() and kernel_form(X, k, n_restarts, min_iter, max_iter,
+                                       np.dtype(kernel_dtype()).itemsize,
+                                       **schedule) == "dense":
+        return DenseKernel(K.dense())
+    return K
 
 
 def in_products(K):

@@ -3,10 +3,11 @@
 W = X X^T on unit-length documents is their cosine similarity (the AA affinity); with NC
 weighting it is W~ = D^-1/2 W D^-1/2, D = diag(W 1) (the NC affinity). W is a kernel operator
 (kernels.py): for the linear kernel the updates never form it, W Y = X (X^T Y); the
-objective's constant ||W||^2 is taken once, from the sparse X X^T. With numerics products "auto"
-W is formed (N x N) when costs.kernel_form finds it cheaper for the fit's schedule (one product
-per iteration, the starts one at a time); with precision "mixed" its products are taken in
-float32 (kernels.Float32Products), the factors and updates in float64.
+objective's constant ||W||^2 is taken once, from the sparse X X^T. With numerics products
+"auto" W is formed (N x N) where the cost model finds it cheaper for the fit's schedule (one
+product per iteration, the starts one at a time: kernels.formed_if_cheaper); with precision
+"mixed" its products are taken in float32 (kernels.Float32Products), the factors and updates
+in float64.
 
 HHt (Ding, He, Simon 2005; PSPt paper Eq. 2): min ||W - H H^T||^2 over H >= 0 (N, k),
     H <- H * (1/2 + W H / (2 H H^T H)).
@@ -28,21 +29,18 @@ import numpy as np
 
 from docfact.algorithms._validation import number, options
 from docfact.algorithms.base import TRIALS, MultiplicativeFactorization, check_data
-from docfact.algorithms.costs import kernel_form
 from docfact.algorithms.engine import (
     EPS,
     dtype,
-    fast_products,
     in_loop,
-    kernel_dtype,
     mu_step,
     sq_norm,
 )
 from docfact.algorithms.kernels import (
-    DenseKernel,
     LastProduct,
     LinearKernel,
     affinity,
+    formed_if_cheaper,
     in_products,
     kernel_operator,
     ncw_scaling,
@@ -229,11 +227,10 @@ class _AffinityFactorization(MultiplicativeFactorization):
         else:
             W = Hollow(kernel_operator(X, self.kernel))
             W = W.scaled(ncw_scaling(W)) if self.ncw else W
-        if fast_products() and self.kernel == "linear" and kernel_form(
-                X, self.n_components, self.n_restarts, self.min_iter, self.max_iter,
-                np.dtype(kernel_dtype()).itemsize, per_iteration=1, batched=False,
-                trials=self.trials) == "dense":
-            W = DenseKernel(W.dense())
+        if self.kernel == "linear":
+            W = formed_if_cheaper(W, X, self.n_components, self.n_restarts, self.min_iter,
+                                  self.max_iter, per_iteration=1, batched=False,
+                                  trials=self.trials)
         return self._minimize(self._rule(W)).factors[0]
 
 
