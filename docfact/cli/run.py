@@ -144,19 +144,24 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
+def _results_places(config_path) -> list:
+    """Where a table's committed results are looked for: results/ of the current folder, then
+    the results/ beside the config's configs/ folder (a repository's layout)."""
+    return [Path("results"), Path(config_path).resolve().parent.parent / "results"]
+
+
 def _time_here(name: str, config_path, written: Path, methods=()) -> str:
-    """What the full table costs, from the CPU seconds its committed results record
-    (timings.csv: in results/ of the current folder, or of the folder above the config's, a
-    repository's configs/ and results/; not the folder just `written`, which holds only the
-    runs asked): CPU-hours, and about how long on this machine's cores (the runs are
-    independent; a recorded wall time depends on the load it ran under and on --jobs); the
+    """What the full table costs, from the CPU seconds its committed results record (timings.csv,
+    in the first of _results_places holding the table; not the folder just `written`, which
+    holds only the runs asked): CPU-hours, and about how long on this machine's cores (the runs
+    are independent; a recorded wall time depends on the load it ran under and on --jobs); the
     `methods` of the config that folder does not hold (one's own, added) are named."""
     from joblib import cpu_count
 
     from docfact.experiment.results import read_timings
 
-    beside = Path(config_path).resolve().parent.parent / "results" / name
-    folder = next((f for f in (Path("results") / name, beside) if f.is_dir()), beside)
+    places = _results_places(config_path)
+    folder = next((p / name for p in places if (p / name).is_dir()), places[-1] / name)
     if folder.resolve() == written.resolve():
         return ""
     try:
@@ -230,8 +235,7 @@ def check(config_paths, results, jobs, quick):
     failed = 0
     for path in config_paths:
         config = load_config(path)
-        places = ([Path(results)] if results else
-                  [Path("results"), Path(path).resolve().parent.parent / "results"])
+        places = [Path(results)] if results else _results_places(path)
         folder = next((p / config.name for p in places if (p / config.name / "runs.csv").exists()),
                       places[0] / config.name)
         if not (folder / "runs.csv").exists():
