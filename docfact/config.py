@@ -86,7 +86,8 @@ TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integ
 FOLDER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")  # as the schema's `name`
 MAX_DEPTH = 32  # nested collections in a config (a paper's table needs 5)
 MAX_CONFIG_BYTES = 1 << 20
-_PM = re.compile(r"^\s*(-?[\d.]+)\s*(?:(?:±|\+-|\+/-)\s*([\d.]+))?\s*$")
+_NUMBER = r"\d+(?:\.\d*)?|\.\d+"
+_PM = re.compile(rf"^\s*(-?(?:{_NUMBER}))\s*(?:(?:±|\+-|\+/-)\s*({_NUMBER}))?\s*$")
 
 
 @dataclass(frozen=True)

@@ -177,3 +177,13 @@ def test_a_published_value_outside_its_units_range_is_refused(tmp_path, unit, va
     assert (res.exit_code == 0) == ok, res.output
     if not ok:
         assert f"(published.ac.KM.2): {float(value):g} is outside 0 to " in res.output
+
+
+@pytest.mark.parametrize("value", ["9.7.6", ".", "1..", "97.6±6.7.1", "-"])
+def test_a_malformed_published_number_is_one_line(tmp_path, value):
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD + f"published:\n  source: s\n  ac:\n    KM: {{2: '{value}'}}\n")
+    res = run_cli("validate", path)
+    assert res.exit_code == 2, res.output
+    assert res.output == (f"docfact: error: {path}, line 11 (published.ac.KM.2): expected a "
+                          f"number or 'mean±std', got {value!r}\n")

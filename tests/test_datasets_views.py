@@ -125,6 +125,10 @@ def test_unknown_view_lists_the_known_ones():
         ({"dataset": "tdt2", "largest": 0}, "positive integer"),
         ({"dataset": "tdt2", "size_band": [20, 10]}, "size_band"),
         ({"dataset": "tdt2", "max_per_class": 10}, "needs an integer seed"),
+        ({"dataset": "tdt2", "max_per_class": 10, "seed": -1}, "non-negative integer, got -1"),
+        ({"dataset": "tdt2", "expect": 5}, r"expect must be \{classes: C, documents: N\}"),
+        ({"dataset": "tdt2", "expect": {"classes": 3}}, "expect must be"),
+        ({"dataset": "tdt2", "expect": {"classes": 3, "documents": "9"}}, "expect must be"),
     ],
 )
 def test_invalid_views_are_config_errors(spec, message):

@@ -94,10 +94,24 @@ def _validate(view: dict, check_paths: bool = True) -> None:
         raise ConfigError(f"{label}: drop_empty must be true or false")
     if "max_per_class" in view and not isinstance(view.get("seed"), int):
         raise ConfigError(f"{label}: max_per_class needs an integer seed")
+    if "seed" in view and not _natural(view["seed"]):
+        raise ConfigError(f"{label}: seed must be a non-negative integer, got {view['seed']!r}")
+    expect = view.get("expect")
+    if expect is not None and not (
+        isinstance(expect, dict)
+        and set(expect) == {"classes", "documents"}
+        and all(map(_count, expect.values()))
+    ):
+        raise ConfigError(f"{label}: expect must be {{classes: C, documents: N}} with positive "
+                          f"integers, got {expect!r}")
+
+
+def _natural(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return _natural(value) and value >= 1
 
 
 def apply_view(corpus: Corpus, view: str | dict) -> Corpus:
