@@ -237,21 +237,35 @@ def test_an_estimator_without_n_iter_or_objective_is_recorded_without_them(own_f
     assert (toy_runs.status == "ok").all() and toy_runs.objective.isna().all()
 
 
+ENGINE_MODULE = OWN_MODULE.replace(  # taking the engine's parameters, as plot convergence asks
+    "*, scale=1.0, random_state=None", "*, scale=1.0, random_state=None, "
+    "track_objective=False, n_restarts=1, min_iter=0, max_iter=10").replace(
+    "self.random_state = random_state", "self.random_state = random_state\n"
+    "        self.track_objective, self.n_restarts = track_objective, n_restarts\n"
+    "        self.min_iter, self.max_iter = min_iter, max_iter")
+
+
 def test_convergence_of_an_estimator_keeping_one_objective_is_one_line(own_folder):
     """plot convergence of an estimator that takes the engine's parameters but keeps its last
     objective only: one line, no figure."""
-    module = OWN_MODULE.replace(
-        "*, scale=1.0, random_state=None", "*, scale=1.0, random_state=None, "
-        "track_objective=False, n_restarts=1, min_iter=0, max_iter=10").replace(
-        "self.random_state = random_state", "self.random_state = random_state\n"
-        "        self.track_objective, self.n_restarts = track_objective, n_restarts\n"
-        "        self.min_iter, self.max_iter = min_iter, max_iter")
-    res = CliRunner().invoke(main, ["plot", "convergence", _own(own_folder, module), "--k", "2",
-                                    "--methods", "Toy", "--out", "c"])
+    res = CliRunner().invoke(main, ["plot", "convergence", _own(own_folder, ENGINE_MODULE),
+                                    "--k", "2", "--methods", "Toy", "--out", "c"])
     assert res.exit_code != 0 and "Traceback" not in res.output, res.output
     assert res.output.strip().splitlines() == [
         "docfact: error: Toy keeps no objective per iteration to draw (objective_, as "
         "docfact's factorizations with track_objective)"] and not (own_folder / "c").exists()
+
+
+def test_convergence_of_an_estimator_with_a_defect_is_one_line(own_folder):
+    """plot convergence of an estimator of one's own whose fit_transform raises (a KeyError,
+    not a run the table records as failed): one line naming the method, as `docfact run`."""
+    broken = ENGINE_MODULE.replace("rng = np.random", "{}['boom']\n        rng = np.random")
+    res = CliRunner().invoke(main, ["plot", "convergence", _own(own_folder, broken), "--k", "2",
+                                    "--methods", "Toy", "--out", "c"])
+    assert res.exit_code != 0 and "Traceback" not in res.output, res.output
+    assert res.output.strip().splitlines() == [
+        "docfact: error: Toy at k = 2, run 0: KeyError: 'boom'"]
+    assert not (own_folder / "c").exists()
 
 
 def test_sub_runs_chosen_by_an_objective_ones_own_estimator_lacks_is_one_line(own_folder):

@@ -29,7 +29,9 @@ def convergence(config: Config, k: int, run: int, iterations: int, names=None) -
             try:  # a run the table would record as failed, or an estimator of one's own
                 est, _ = m.fit(shared, k, seed, track_objective=True, n_restarts=1,
                                min_iter=0, max_iter=iterations)
-            except RUN_FAILURES as e:  # without the engine's parameters
+            except Exception as e:  # without the engine's parameters, or of its own making
+                if not (isinstance(e, RUN_FAILURES) or m.own_code):
+                    raise
                 raise ConfigError(f"{m.name} at k = {k}, run {run}: {type(e).__name__}: "
                                   f"{' '.join(str(e).split())}") from None
             history = getattr(est, "objective_", None)
