@@ -23,7 +23,8 @@ import yaml
 from click.testing import CliRunner
 
 from docfact.cli import main
-from docfact.experiment.results import read_runs
+from docfact.errors import DocfactError
+from docfact.experiment.results import read_runs, read_timings
 from docfact.experiment.store import Lock, RunStore
 
 # What a run writes in its folder, and the temporary names of its atomic writes.
@@ -991,3 +992,37 @@ def test_a_manifest_that_is_no_mapping_is_refused_alike_everywhere(tmp_path, cle
     res = cli("run", clean[0], "--out", tmp_path / "new", "--donors", out, "--jobs", 1, "--quiet")
     assert res.exit_code == 0 and "manifest.json is not a mapping" in res.output, res.output
     assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m.pop("documents"), "manifest.json has no 'documents'"),
+    (lambda m: m.update(best_of="3"), "manifest.json: best_of is '3'"),
+    (lambda m: m.update(jobs=True), "manifest.json: jobs is True"),
+    (lambda m: m.update(wall_seconds=["1.5"]), "wall_seconds holds something other than"),
+])
+def test_a_manifest_entry_missing_or_of_another_type_is_one_line(tmp_path, clean, edit,
+                                                                  message):
+    """A manifest edited by hand (an entry the tables and the report read removed, or a
+    number written as text): run, show and report say so in one line; the folder is kept."""
+    out = _copy(clean, tmp_path)
+    manifest = json.loads((out / "manifest.json").read_text())
+    edit(manifest)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    before = _snapshot(out)
+    for args in (("run", clean[0], "--out", out, "--jobs", 1, "--quiet"), ("show", out)):
+        res = cli(*args)
+        one_line_error(res)
+        assert message in res.output, res.output
+    assert _snapshot(out) == before
+
+
+def test_timings_with_seconds_that_are_not_numbers_are_refused(tmp_path, clean):
+    """The report sums timings.csv's seconds (a table's least wall time): a cell that is no
+    number is named by its line."""
+    out = _copy(clean, tmp_path)
+    lines = (out / "timings.csv").read_text().splitlines()
+    lines[2] = ",".join(lines[2].split(",")[:3] + ["abc"])
+    (out / "timings.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(DocfactError, match=r"timings.csv, line 3: not docfact's timings "
+                                           r"\(seconds 'abc'\)"):
+        read_timings(out)

@@ -49,12 +49,29 @@ def read_setup(folder: Path) -> tuple:
         return parse_config(raw, str(folder / "config.yaml"), check_paths=False), manifest
 
 
+# The manifest's entries that its readers use, with their types (docfact writes them all;
+# best_of and labelled only where the protocol has them).
+_MANIFEST = {"config": str, "view": (str, dict), "weighting": str, "weight_on": str,
+             "documents": int, "classes": int, "seed": int, "k": list, "runs": int,
+             "cores": int, "jobs": int, "wall_seconds": list}
+_MANIFEST_OPTIONAL = {"best_of": int, "labelled": (int, float)}
+
+
 def read_manifest(folder: Path) -> dict:
     """A results folder's manifest.json: OSError (a link or FIFO there: PlantedFileError) or
-    ValueError (not JSON, not a mapping) when it cannot be read as one."""
+    ValueError (not JSON, not a mapping, an entry its readers use missing or of another type)
+    when it cannot be read as one."""
     manifest = json.loads(atomic.read_text(Path(folder) / "manifest.json"))
     if not isinstance(manifest, dict):
         raise ValueError("manifest.json is not a mapping")
+    for key, kind in {**_MANIFEST, **_MANIFEST_OPTIONAL}.items():
+        if key not in manifest:
+            if key in _MANIFEST:
+                raise ValueError(f"manifest.json has no {key!r}")
+        elif isinstance(manifest[key], bool) or not isinstance(manifest[key], kind):
+            raise ValueError(f"manifest.json: {key} is {manifest[key]!r}")
+    if not all(isinstance(s, int | float) for s in manifest["wall_seconds"]):
+        raise ValueError("manifest.json: wall_seconds holds something other than seconds")
     return manifest
 
 
@@ -112,7 +129,12 @@ def read_timings(folder: Path) -> pd.DataFrame:
         raise DocfactError(f"{path}: not docfact's timings ({first_line(e)})") from None
     if list(timings.columns) != TIMING_FIELDS:
         raise DocfactError(f"{path}: not docfact's timings (its header differs from docfact's)")
-    return timings
+    seconds = pd.to_numeric(timings["seconds"], errors="coerce")
+    if seconds.isna().any():
+        line = int(seconds.isna().to_numpy().argmax()) + 2
+        raise DocfactError(f"{path}, line {line}: not docfact's timings (seconds "
+                           f"{timings['seconds'].iloc[line - 2]!r})")
+    return timings.assign(seconds=seconds)
 
 
 def read_folder(folder: Path, recorded: bool = False):
