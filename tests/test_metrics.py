@@ -67,7 +67,7 @@ def test_hand_computed_cases():
 
 def test_nmi_normalisations_against_their_definitions():
     y = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
-    p = np.array([0, 0, 1, 1, 1, 1, 2, 2, 0])
+    p = np.array([0, 0, 1, 1, 1, 1, 1, 2, 1])  # entropies unequal: the three means differ
 
     def entropy(labels):
         q = np.bincount(labels) / len(labels)
@@ -78,6 +78,7 @@ def test_nmi_normalisations_against_their_definitions():
     outer = np.outer(joint.sum(1), joint.sum(0))
     mi = np.sum(joint[joint > 0] * np.log(joint[joint > 0] / outer[joint > 0]))
     hy, hp = entropy(y), entropy(p)
+    assert len({max(hy, hp), np.sqrt(hy * hp), (hy + hp) / 2}) == 3
     assert nmi(y, p) == pytest.approx(mi / max(hy, hp))
     assert nmi(y, p, "sqrt") == pytest.approx(mi / np.sqrt(hy * hp))
     assert nmi(y, p, "arithmetic") == pytest.approx(mi / ((hy + hp) / 2))
