@@ -10,8 +10,11 @@ from docfact.algorithms import KMeans, LSIKMeans
 from docfact.algorithms.kernels import kernel_operator
 from docfact.algorithms.kmeans import (
     NCutAffinity,
+    _indicator,
+    _lloyd_cosine,
     _lloyd_weighted,
     _lloyd_weighted_from,
+    _reseeded,
     _weighted_step,
     cut_indicators,
 )
@@ -373,3 +376,22 @@ def test_kernel_lloyd_is_lloyd_in_the_feature_space(seed):
     np.testing.assert_array_equal(labels, expected)
     d = np.linalg.norm(F - centres[labels], axis=1).sum()
     assert abs(sum_d - d) < 1e-8 * d
+
+
+def test_an_empty_cluster_takes_the_points_farthest_from_their_centres():
+    """_reseeded: each empty cluster takes one of the points of largest spread (distance to
+    their own centre), the farthest first."""
+    E = _indicator(np.array([0, 0, 1, 1, 1]), 4)  # clusters 2 and 3 empty
+    spread = np.array([0.1, 0.5, 0.2, 0.9, 0.3])
+    assert _reseeded(E, spread).argmax(axis=1).tolist() == [0, 3, 1, 2, 1]  # 3 -> 2, 1 -> 3
+    full = _indicator(np.array([0, 1, 2, 3, 0]), 4)
+    assert np.array_equal(_reseeded(full.copy(), spread), full)  # none empty: unchanged
+
+
+def test_cosine_lloyd_reseeds_an_emptied_cluster_with_the_least_similar_point():
+    """Two equal starting centres: every point goes to the first, and the empty second takes
+    the point of least cosine to it (85 degrees from the start at 0)."""
+    angles = np.radians([0, 10, 20, 80, 85])
+    X = np.c_[np.cos(angles), np.sin(angles)]
+    labels, _ = _lloyd_cosine(X, np.array([0, 0]), max_iter=0)
+    assert labels.tolist() == [0, 0, 0, 0, 1]
