@@ -101,10 +101,24 @@ def test_propagation_closed_form_is_the_limit_of_the_iterations(data, links):
     assert np.abs(F).max() > 0.1  # the constraints did propagate
 
 
-def test_constrained_weights_follow_eq_11(data):
-    X, _, yp = data
+@pytest.fixture(scope="module")
+def crossing():
+    """Topics whose 5-NN graph joins them: edges where the propagated F is negative."""
+    return partially_labelled_topics(noise=1.5)
+
+
+@pytest.fixture(params=["data", "crossing"])
+def topics(request):
+    """(X, y, y_partial, whether some 5-NN edge has a negative propagated F)."""
+    return (*request.getfixturevalue(request.param), request.param == "crossing")
+
+
+def test_constrained_weights_follow_eq_11(topics):
+    """Both branches of Eq. (11): the crossing topics have edges with f_ij < 0."""
+    X, _, yp, crossing = topics
     W = knn_graph(X, 5, "cosine")
     F = propagate_constraints(W, yp, 0.5)
+    assert ((F < 0) & (W.toarray() > 0)).any() == crossing
     Wt = constrained_weights(W, F.copy())
     w = W.toarray()
     expected = np.where(F >= 0, 1 - (1 - F) * (1 - w), (1 + F) * w)
@@ -114,10 +128,10 @@ def test_constrained_weights_follow_eq_11(data):
 
 
 @pytest.mark.parametrize("links", ["both", "cannot"])
-def test_the_structured_graph_is_eq_11(data, links):
+def test_the_structured_graph_is_eq_11(topics, links):
     """ConstrainedGraph holds W~ as a sparse part and dense blocks of one leaning class: the
     same matrix as the dense Eq. (11), its products, scaling, degrees and float32 alike."""
-    X, _, yp = data
+    X, _, yp, _ = topics
     W = knn_graph(X, 5, "cosine")
     a, b = LINKS[links]
     dense = constrained_weights(W, propagate_constraints(W, yp, 0.5, links))
