@@ -192,6 +192,35 @@ def test_pspt_limit_satisfies_the_kkt_conditions_of_eq_4(ncw, scale):
     assert np.abs(g_s).max() <= 1e-3 * scale_G * P.max() / s.max()
 
 
+@pytest.mark.parametrize("ncw", [False, True], ids=["AA", "NC"])
+def test_hht_limit_satisfies_the_kkt_conditions(ncw):
+    """Ding, He and Simon's update H <- H (1/2 + W H / (2 H H^T H)) iterated to a limit on 18
+    documents: the gradient of ||W - H H^T||^2, by central differences of that norm written
+    out (not the update's algebra), is >= 0 and vanishes where H > 0, to 1e-6 of its size at
+    the start (at this limit H is interior: the gradient is rounding, 1e-8 of that size)."""
+    X, _ = three_topics(3, n_terms=30, per_class=6, noise=0.3)
+    W, _ = affinity(X, ncw=ncw)
+    Wd = W.dense()
+
+    def gradient(H, h=1e-6):
+        G = np.zeros_like(H)
+        for idx in np.ndindex(H.shape):
+            E = np.zeros_like(H)
+            E[idx] = h
+            G[idx] = (np.sum((Wd - (H + E) @ (H + E).T) ** 2)
+                      - np.sum((Wd - (H - E) @ (H - E).T) ** 2)) / (2 * h)
+        return G
+
+    rule = HHtRule(W, 3)
+    (H,) = rule.init(np.random.default_rng(0))
+    start = np.abs(gradient(H)).max()
+    for _ in range(5000):
+        rule.update((H,))
+    G = gradient(H)
+    assert (H >= 0).all() and G.min() >= -1e-6 * start
+    assert np.abs(H * G).max() <= 1e-6 * start * H.max()
+
+
 def test_hollow_operator_is_w_without_its_diagonal(docs):
     X = docs[0]
     W = dense_affinity(X, False)
