@@ -25,6 +25,7 @@ from docfact.algorithms.engine import (
     graph_term,
     mu_step,
     rescale,
+    unit_columns_of_V,
 )
 from docfact.algorithms.graphs import (
     GRAPH_CONSTRAINTS,
@@ -177,12 +178,6 @@ class LCCFRule:
 
     def loop_normalize(self, F):
         unit_columns_of_V(F)
-
-
-def unit_columns_of_V(F):
-    """Columns of V to unit L2 norm, U rescaled (LCCF.m, every iteration past minIter)."""
-    U, V = F
-    rescale(V, U, np.linalg.norm(V, axis=0))
 
 
 class CF(MultiplicativeFactorization):

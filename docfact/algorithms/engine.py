@@ -149,6 +149,13 @@ def rescale(A: np.ndarray, B: np.ndarray, norms: np.ndarray) -> None:
     B *= norms
 
 
+def unit_columns_of_V(F) -> None:
+    """Columns of V to unit L2 norm, U rescaled, for F = (U, V, ...) (LCCF.m, every iteration
+    past minIter; nmfsc's constant energy of H's rows)."""
+    U, V = F[:2]
+    rescale(V, U, np.linalg.norm(V, axis=0))
+
+
 def dot_all(A, Ys: list, B=None) -> list:
     """[A @ Y for Y in Ys], or [A @ (B @ Y) for Y in Ys] given B, from one product
     A [Y_1 ... Y_R] (A (B [Y_1 ... Y_R])): A and B are read once instead of R times, and the

@@ -239,10 +239,14 @@ def affinity(X, kernel: str = "linear", degree: int = 2, ncw: bool = False) -> t
 
 def ncw_scaling(K) -> np.ndarray:
     """d^-1/2 with d = K 1: the normalized-cut weighting K <- D^-1/2 K D^-1/2 (Xu et al. 2003)."""
-    d = K.row_sums()
+    return 1.0 / np.sqrt(positive_degrees(K.row_sums()))
+
+
+def positive_degrees(d: np.ndarray) -> np.ndarray:
+    """d, the affinity sums (n,), when all are positive, as NC weighting needs; else ValueError."""
     if (d <= 0).any():
         raise ValueError("NC weighting needs every sample to have a positive affinity sum")
-    return 1.0 / np.sqrt(d)
+    return d
 
 
 def leading_eigenpairs(K, k: int) -> tuple:

@@ -41,6 +41,7 @@ from docfact.algorithms.kernels import (
     affinity,
     kernel_operator,
     leading_eigenpairs,
+    positive_degrees,
 )
 
 FORMS = ("scaled", "ncut", "ncut_hollow")  # of the NC weighting
@@ -240,9 +241,7 @@ class NCutAffinity:
     def __init__(self, K, self_loops: bool = True):
         self.K, self.n = K, K.n
         self.a = K.diag() if self_loops else np.zeros(K.n)
-        self.d = K.row_sums() - (0.0 if self_loops else K.diag())
-        if (self.d <= 0).any():
-            raise ValueError("NC weighting needs every sample to have a positive affinity sum")
+        self.d = positive_degrees(K.row_sums() - (0.0 if self_loops else K.diag()))
         self.drop = None if self_loops else K.diag()
 
     def dot(self, E: np.ndarray) -> np.ndarray:

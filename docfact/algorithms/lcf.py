@@ -18,8 +18,8 @@ The paper does not say how U and V start: at random (init="random") or where CF 
 import numpy as np
 
 from docfact.algorithms._validation import number, options
-from docfact.algorithms.cf import CF, LCCFRule, unit_columns_of_V
-from docfact.algorithms.engine import dtype, in_loop, minimize, mu_step
+from docfact.algorithms.cf import CF, LCCFRule
+from docfact.algorithms.engine import dtype, in_loop, minimize, mu_step, unit_columns_of_V
 from docfact.algorithms.kernels import LastProduct, in_products
 
 INITS = ("random", "cf")

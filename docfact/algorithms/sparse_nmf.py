@@ -108,8 +108,7 @@ class SparseNMFRule(GNMFRule):
 
     def normalize(self, F):
         """Columns of V to unit L2 norm, U rescaled (nmfsc's constant energy of H's rows)."""
-        U, V = F[:2]
-        engine.rescale(V, U, np.linalg.norm(V, axis=0))
+        engine.unit_columns_of_V(F)
 
 
 class SparseNMF(MultiplicativeFactorization):
