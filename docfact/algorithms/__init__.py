@@ -1,6 +1,7 @@
 """Clustering and factorization estimators, usable on their own (scikit-learn conventions).
 
-Imports only numpy, scipy and scikit-learn: nothing here knows about configs, data sets or runs.
+Imports only numpy, scipy and scikit-learn: no estimator knows about configs, data sets or runs
+(registry.py, the names a config's `algorithm:` may take, is the one door the runner uses).
 
 Glossary, the same in every module: X the data, one sample per row (n_samples, n_features), the
 papers' X^T; U and V the factors, V (n_samples, k) the new representation of the samples (U the

@@ -37,8 +37,9 @@ class MultiplicativeFactorization(TransformerMixin, BaseEstimator):
     ----------
     n_iter_ : int, iterations run by the chosen start.
     objective_ : list of float, objective of the chosen start (see `engine.minimize`); without
-        track_objective and with a fixed max_iter it holds one value, taken at the selection
-        (a single start: before its first iteration), not at the end.
+        track_objective and with a fixed max_iter it holds the value taken at the selection
+        (a single start: before its first iteration), and with `trials` the final value after
+        it; otherwise every iteration's.
     """
 
     _parameter_constraints = {

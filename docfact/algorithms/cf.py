@@ -172,7 +172,7 @@ class LCCFRule:
         return float(obj + self.penalty(V))
 
     def normalize(self, F):
-        """Concepts to unit norm, ||X u_k||^2 = u_k^T K u_k = 1, V rescaled (U V^T unchanged)."""
+        """Concepts to unit norm, ||X^T u_k||^2 = u_k^T K u_k = 1, V rescaled (U V^T unchanged)."""
         U, V = F
         rescale(U, V, np.sqrt(np.maximum(np.sum(U * self.K.dot(U), axis=0), 0.0)))
 

@@ -91,7 +91,7 @@ class LCF(CF):
     lam : float >= 0, lambda, the weight of the locality term (the paper uses 0.3).
     loop_normalize : bool, default False: the locality term is not invariant under rescaling
         U and V, so V's columns are not normalised inside the loop (CF's code does it), nor
-        the concepts at the end: the anchors X u_k stay where the fit put them.
+        the concepts at the end: the anchors X^T u_k stay where the fit put them.
     init : "random" (default) or "cf": each start is CF's fit from a random start.
     kernel, degree, ncw and the engine's parameters: see `CF`.
 

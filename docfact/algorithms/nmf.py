@@ -132,7 +132,7 @@ class ProjectionRule:
 class NMF(MultiplicativeFactorization):
     """Nonnegative matrix factorization X ~ V U^T by multiplicative updates.
 
-    ncw : bool, factorize the normalized-cut weighted data D^-1/2 X^T instead (Xu et al. 2003;
+    ncw : bool, factorize the normalized-cut weighted data D^-1/2 X instead (Xu et al. 2003;
         the "NMF" rows of the GNMF report and "NMF-NCW" of LCCF), d = X X^T 1 per sample.
     trials : bool, run every start to its stop (max_iter, or the running-mean rule) and keep
         the one of lowest final objective, instead of choosing after min_iter + 1 iterations

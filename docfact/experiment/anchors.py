@@ -24,7 +24,8 @@ def gaussians(seed: int, n: int = 150) -> tuple:
 def anchors(seed: int = 2011, lam: float = 0.3) -> pd.DataFrame:
     """Rows (kind, x, y, label, distance): the points, NMF's three basis vectors (columns of
     U at unit norm, as the reference code leaves them: NMF fixes only their directions) and
-    LCF's three anchors u_k = X w_k, each with its nearest Gaussian centre and distance."""
+    LCF's three anchors X^T u_k (U = association_), each with its nearest Gaussian centre and
+    distance."""
     X, labels = gaussians(seed)
     bases = {"NMF": NMF(3, random_state=seed).fit(X).components_,
              "LCF": LCF(3, lam=lam, random_state=seed).fit(X).association_.T @ X}

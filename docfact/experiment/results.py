@@ -1,4 +1,5 @@
-"""The one reader of a results folder, for show, report, check, sweeps, readings and plots.
+"""The reader of a results folder, for show, report, check, sweeps, readings and plots (the
+run store, experiment/store.py, reads its own runs.csv when it resumes or takes a donor's rows).
 
 A results folder holds config.yaml (read as plain data: no estimator is built, so renaming an
 algorithm or a parameter leaves old results readable), manifest.json, runs.csv (one record per

@@ -339,16 +339,17 @@ def run_one(plan: Plan, task: Task, taken: dict, main: int | None = None) -> tup
 _watching = []  # a worker's watchdog thread, once started
 
 
-def _end_with_parent(main: int, interval: float = 0.5) -> None:
+def _end_with_parent(main: int) -> None:
     """In a worker process of `main` (loky's workers are its children), start (once) a daemon
-    thread that ends the process as soon as `main` is no longer its parent: a main process
-    killed with SIGKILL cannot stop its workers, and loky's keep computing their run."""
+    thread that ends the process within half a second of `main` no longer being its parent: a
+    main process killed with SIGKILL cannot stop its workers, and loky's keep computing their
+    run."""
     if _watching:
         return
 
     def watch():
         while os.getppid() == main:
-            time.sleep(interval)
+            time.sleep(0.5)
         os._exit(1)
 
     _watching.append(threading.Thread(target=watch, name="docfact-watchdog", daemon=True))

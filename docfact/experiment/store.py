@@ -2,11 +2,12 @@
 
 runs.csv holds only what the seed determines (scores, iterations, objective), so the same
 config and seed give a byte-identical file; wall times go to timings.csv. `objective` is the
-factorization's objective where the engine last evaluated it: for a fit of fixed max_iter at
-the restarts' selection (a single start: at its random start), not at the end; at the end for
-a fit that stops on its tolerance. A (k, run) counts as done only when every method of the
-config has a well-formed row for it: rows of a run cut short (a crash, a kill, a truncated last
-line) are dropped on resume and the run is recomputed.
+factorization's objective where the engine last evaluated it: for a fit of fixed max_iter
+without trials or tracking at the restarts' selection (a single start: at its random start),
+not at the end; at the end for a fit that stops on its tolerance, runs its starts as trials,
+or tracks its objective (as sub-runs chosen by objective do). A (k, run) counts as done only
+when every method of the config has a well-formed row for it: rows of a run cut short (a
+crash, a kill, a truncated last line) are dropped on resume and the run is recomputed.
 """
 
 import csv
