@@ -159,6 +159,21 @@ def test_stated_settings_and_ungrounded_values_are_refused(tmp_path, change, mes
         rd.load_readings(path)
 
 
+@pytest.mark.parametrize("fixed, message", [
+    (["a", "b"], "fixed: a mapping of setting -> grounds"),
+    ({"NMI": ""}, r"fixed.NMI: its grounds \(paper, code or convention\)"),
+    ({"NMI": 3}, "fixed.NMI: its grounds"),
+    ({"NMI": {"set": {"methods": {}}}}, "fixed.NMI: needs its grounds"),
+])
+def test_a_fixed_setting_without_grounds_is_refused(tmp_path, fixed, message):
+    path = _readings_file(tmp_path)
+    spec = yaml.safe_load(path.read_text())
+    spec["fixed"] = fixed
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    with pytest.raises(ConfigError, match=message):
+        rd.load_readings(path)
+
+
 def test_unknown_keys_algorithms_and_bytes_are_refused(tmp_path):
     """A readings file with a key docfact does not read, an algorithm no method could have, or
     bytes that are not UTF-8: one ConfigError naming it, not a setting silently ignored."""

@@ -129,9 +129,14 @@ def load_readings(path) -> Readings:
         raise ConfigError(f"{where}: tables: a list of config names, or a mapping of table -> "
                           "the config its readings start from")
     fixed = raw.get("fixed", {}) or {}
+    if not isinstance(fixed, dict):
+        raise ConfigError(f"{where}: fixed: a mapping of setting -> grounds, or -> {{set, "
+                          "grounds}}")
     for name, spec in fixed.items():
         if isinstance(spec, dict):
             _check_fixed(spec, f"{where}: fixed.{name}")
+        elif not isinstance(spec, str) or not spec.strip():
+            raise ConfigError(f"{where}: fixed.{name}: its grounds (paper, code or convention)")
     runs = raw.get("runs", RUNS)
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 2:
         raise ConfigError(f"{where}: runs: the runs per k of the sub-protocol, an integer >= 2")
