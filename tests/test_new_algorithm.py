@@ -256,6 +256,27 @@ def test_convergence_of_an_estimator_keeping_one_objective_is_one_line(own_folde
         "docfact's factorizations with track_objective)"] and not (own_folder / "c").exists()
 
 
+def test_convergence_draws_by_default_the_factorizations_taking_the_engines_parameters(
+        own_folder):
+    """An estimator of one's own without track_objective and the others is left out of plot
+    convergence's default (docfact's NMF is drawn); named with --methods, one line says what
+    it lacks."""
+    cfg = _own(own_folder, OWN_MODULE)
+    spec = yaml.safe_load(open(cfg))
+    spec["methods"]["NMF"] = {"algorithm": "nmf"}
+    (own_folder / cfg).write_text(yaml.safe_dump(spec))
+    res = CliRunner().invoke(main, ["plot", "convergence", cfg, "--k", "2", "--iterations", "5",
+                                    "--out", "c"])
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(own_folder / "c" / "convergence.csv").method) == {"NMF"}
+    res = CliRunner().invoke(main, ["plot", "convergence", cfg, "--k", "2", "--methods", "Toy",
+                                    "--out", "d"])
+    assert res.exit_code == 2 and res.output.strip().splitlines() == [
+        "docfact: error: Toy take(s) none of the engine's parameters track_objective, "
+        "n_restarts, min_iter, max_iter, which plot convergence sets (one start, the "
+        "objective at every iteration)"], res.output
+
+
 def test_convergence_of_an_estimator_with_a_defect_is_one_line(own_folder):
     """plot convergence of an estimator of one's own whose fit_transform raises (a KeyError,
     not a run the table records as failed): one line naming the method, as `docfact run`."""
