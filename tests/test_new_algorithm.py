@@ -319,6 +319,10 @@ def test_sub_runs_chosen_by_an_objective_ones_own_estimator_lacks_is_one_line(ow
      "Projection needs parameter(s) alpha"),
     ("own_mf:Projection", OWN_MODULE.replace("self.scale = scale", "raise ValueError('no')"),
      "Projection(scale) raised ValueError: no"),
+    ("own_mf:Projection", OWN_MODULE.replace("self.scale = scale", "raise TypeError('no')"),
+     "Projection(scale) raised TypeError: no"),
+    ("own_mf.py:Projection", OWN_MODULE, "name the module, not its file: own_mf:Projection"),
+    ("./own_mf:Projection", OWN_MODULE, "name the module, not its file: own_mf:Projection"),
 ])
 def test_an_estimator_of_ones_own_that_cannot_be_had_is_one_line(own_folder, algorithm, module,
                                                                  message):

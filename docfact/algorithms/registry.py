@@ -62,11 +62,16 @@ def estimator_class(name) -> type:
     UnknownAlgorithm for a name that names no estimator."""
     if isinstance(name, str) and name in ALGORITHMS:
         return ALGORITHMS[name]
+    module, _, attr = name.partition(":") if own(name) else ("", "", "")
+    if module.endswith(".py") or "/" in module or "\\" in module:  # a file for its module
+        stem = os.path.splitext(os.path.basename(module.replace("\\", "/")))[0]
+        raise UnknownAlgorithm(f"algorithm {name!r}: name the module, not its file: "
+                               f"{stem}:{attr} (a module in the current folder or on "
+                               "PYTHONPATH)")
     if not isinstance(name, str) or not _OWN.fullmatch(name):
         raise UnknownAlgorithm(f"unknown algorithm {name!r}; known: "
                                f"{', '.join(sorted(ALGORITHMS))}, or an estimator of your own "
                                "as module:Class")
-    module, _, attr = name.partition(":")
     here, bytecode = os.getcwd(), sys.dont_write_bytecode
     sys.path.insert(0, here)
     sys.dont_write_bytecode = True

@@ -121,20 +121,22 @@ class Method(MethodSpec):
                 raise ConfigError(f"{where}: {reserved!r} is set by the protocol, not the config")
         try:
             est = self.estimator(2)
-        except TypeError:
-            raise ConfigError(f"{where}: {self._signature_problem(cls)}") from None
-        except Exception as e:  # an estimator of one's own refusing its parameters its own way
-            raise ConfigError(f"{where}: {cls.__name__}({', '.join(self.params)}) raised "
-                              f"{type(e).__name__}: {e}") from None
+        except Exception as e:  # the signature refuses the call, or an estimator of one's
+            # own refuses its parameters its own way (a TypeError raised in __init__ too)
+            problem = self._signature_problem(cls) if isinstance(e, TypeError) else None
+            raise ConfigError(f"{where}: " + (problem or f"{cls.__name__}("
+                              f"{', '.join(self.params)}) raised {type(e).__name__}: {e}")
+                              ) from None
         try:  # declared constraints checked now, not in the first fit (an own class may have none)
             if hasattr(est, "_parameter_constraints"):
                 est._validate_params()
         except ValueError as e:
             raise ConfigError(f"{where}: {paper_words(str(e))}") from None
 
-    def _signature_problem(self, cls: type) -> str:
+    def _signature_problem(self, cls: type) -> str | None:
         """Why cls(**params) with the protocol's keywords is refused: keywords the protocol
-        sets that it does not take, parameters it does not know, or ones it needs unset."""
+        sets that it does not take, parameters it does not know, or ones it needs unset; None
+        when the signature takes the call (a TypeError raised inside __init__)."""
         accepted = inspect.signature(cls).parameters
         if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
             rank = "n_clusters" if clusters(cls) else "n_components"
@@ -150,7 +152,9 @@ class Method(MethodSpec):
         needed = [name for name, p in accepted.items() if p.default is p.empty
                   and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                   and name not in (*RESERVED, *self.params)]
-        return f"{cls.__name__} needs parameter(s) {', '.join(map(paper_name, needed))}"
+        if needed:
+            return f"{cls.__name__} needs parameter(s) {', '.join(map(paper_name, needed))}"
+        return None  # the call fits the signature: the TypeError is the estimator's own
 
     @property
     def takes_mixed(self) -> bool:
