@@ -1026,3 +1026,22 @@ def test_timings_with_seconds_that_are_not_numbers_are_refused(tmp_path, clean):
     with pytest.raises(DocfactError, match=r"timings.csv, line 3: not docfact's timings "
                                            r"\(seconds 'abc'\)"):
         read_timings(out)
+
+
+@pytest.mark.parametrize("name", ["runs.csv", "timings.csv"])
+@pytest.mark.parametrize("content, refused", [(b"\x00\xff\xfe garbage", True),
+                                              (b"k,run,meth", False)])
+def test_records_without_a_line_are_refused_unless_a_cut_header(tmp_path, clean, name,
+                                                                 content, refused):
+    """A records file holding no line break is either a header cut as it was written (the
+    start of docfact's header: resumed, the runs computed again) or a file of something else:
+    refused in one line and kept, as one with a foreign header is."""
+    out = _copy(clean, tmp_path)
+    (out / name).write_bytes(content)
+    res = cli("run", clean[0], "--out", out, "--jobs", 1, "--quiet")
+    if refused:
+        one_line_error(res, 1)
+        assert "not docfact's records (no line, and not the start of its header)" in res.output
+        assert (out / name).read_bytes() == content
+    else:
+        assert res.exit_code == 0, res.output

@@ -56,7 +56,10 @@ def complete_text(path: Path) -> str:
     """A records file's text without a last record cut short (no newline at its end: a writer
     was interrupted, or is still writing; cut before decoding, since the cut may fall inside a
     character). ValueError for complete lines that are not UTF-8."""
-    data = atomic.read_bytes(path)
+    return _complete(atomic.read_bytes(path))
+
+
+def _complete(data: bytes) -> str:
     return data[: data.rfind(b"\n") + 1].decode("utf-8")
 
 
@@ -64,8 +67,12 @@ def read_records(path: Path, fields: list) -> list:
     """The rows (dicts of text) of a records file whose header is `fields`, parsed as CSV: a
     quoted field may hold a line break. DocfactError for a file that is not UTF-8, not CSV
     (naming the line) or has another header: its rows are not dropped as damaged ones."""
+    data = atomic.read_bytes(path)
+    if b"\n" not in data and not (",".join(fields) + "\n").encode().startswith(data):
+        raise DocfactError(f"{path}: not docfact's records (no line, and not the start of its "
+                           "header); choose --out, or --fresh to discard it")
     try:
-        reader = csv.DictReader(io.StringIO(complete_text(path), newline=""))
+        reader = csv.DictReader(io.StringIO(_complete(data), newline=""))
         rows = list(reader)
     except ValueError as e:  # not UTF-8
         raise DocfactError(f"{path}: not docfact's records ({e}); choose --out, or "
