@@ -213,7 +213,6 @@ def test_a_defect_of_ones_own_estimator_stops_the_table_in_one_line(own_folder):
 @pytest.mark.parametrize("returned, message", [
     ("np.asarray(X @ R.T).T", "fit_transform returned shape (3, 45), expected V (45, "),
     ("np.asarray(X @ R.T)[:-1]", "expected V ("),
-    ("np.full((X.shape[0], 2), np.nan)", "V with NaN or infinite entries"),
     ("np.zeros((X.shape[0], 0))", "expected V ("),
     ("np.full((X.shape[0], 2), None)", "returned V of object, not numbers"),
 ])
@@ -225,6 +224,21 @@ def test_an_estimator_returning_no_v_stops_the_table_in_one_line(own_folder, ret
     assert res.exit_code == 1 and "Traceback" not in res.output, res.output
     assert "docfact: error: methods.Toy (own_mf:Projection) at k = " in res.output
     assert message in res.output, res.output
+
+
+def test_an_estimator_returning_nan_fails_its_runs_with_the_reason(own_folder):
+    """V with NaN or infinite entries is a fit that diverged on a draw: the run is recorded as
+    failed with the reason, the other methods' rows kept (here every run: exit 1)."""
+    bad = OWN_MODULE.replace("return np.asarray(X @ R.T)",
+                             "return np.where(X.shape[0] % 2, np.nan, 1.0) * np.asarray(X @ R.T)")
+    res = CliRunner().invoke(main, ["run", _own(own_folder, bad), "--out", "out", "--jobs", "1"])
+    assert "Traceback" not in res.output, res.output
+    runs = pd.read_csv(own_folder / "out" / "runs.csv")
+    toy, km = runs[runs.method == "Toy"], runs[runs.method == "KM"]
+    assert (km.status == "ok").all() and len(toy) == len(km)
+    failed = toy[toy.status == "failed"]
+    assert len(failed) and failed.error.str.fullmatch(
+        "ValueError: fit_transform returned V with NaN or infinite entries").all()
 
 
 def test_an_estimator_without_n_iter_or_objective_is_recorded_without_them(own_folder):

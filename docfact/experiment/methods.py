@@ -233,7 +233,9 @@ class Method(MethodSpec):
 
     def _check_output(self, out: np.ndarray, n: int, k: int) -> None:
         """DocfactError, one line, when a user's estimator returns what the contract does not
-        say: V (n, components) of finite numbers from fit_transform, labels_ (n,) from fit."""
+        say: V (n, components) of numbers from fit_transform, labels_ (n,) from fit. V with
+        NaN or infinite entries (a fit that diverged on this draw) is a ValueError: the run
+        is recorded as failed, with the reason, as one of docfact's that cannot fit."""
         where = f"methods.{self.name} ({self.algorithm}) at k = {k}"
         if not self.factorizes:
             if out.shape != (n,):
@@ -246,7 +248,7 @@ class Method(MethodSpec):
         if not np.issubdtype(out.dtype, np.number):
             raise DocfactError(f"{where}: fit_transform returned V of {out.dtype}, not numbers")
         if not np.isfinite(out).all():
-            raise DocfactError(f"{where}: fit_transform returned V with NaN or infinite entries")
+            raise ValueError("fit_transform returned V with NaN or infinite entries")
 
     def read_out(self, V: np.ndarray, k: int, label_seed: int) -> np.ndarray:
         """The clusters (n,) of a factorization's V (n, k) by the method's label reader: argmax
