@@ -199,6 +199,10 @@ def test_bad_matrix_inputs_are_one_line_data_errors(tmp_path):
     _data_error(tmp_path / "nognd.mat", "no 'gnd' variable")
     (tmp_path / "text.mat").write_text("not a MATLAB file " * 10)
     _data_error(tmp_path / "text.mat", "cannot read as a MATLAB file")
+    header = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, HDF5 schema 1.00 ."  # as MATLAB writes
+    (tmp_path / "v73.mat").write_bytes(header.ljust(124) + b"\x00\x02IM" + bytes(512))
+    _data_error(tmp_path / "v73.mat", "a MATLAB v7.3 file, which docfact does not read; save "
+                "it with save(..., '-v7')")
     scipy.io.savemat(tmp_path / "short.mat", {"fea": COUNTS, "gnd": np.array([1, 2])})
     _data_error(tmp_path / "short.mat", "2 labels for 5 documents")
 

@@ -150,6 +150,11 @@ def _read_mat(path: Path, name: str) -> Corpus:
             f"{name}: no {e.args[0]!r} variable; a .mat corpus holds 'fea' (documents x terms) "
             "and 'gnd' (labels)"
         ) from None
+    except NotImplementedError as e:
+        if "v7.3" not in str(e):  # scipy's words for an HDF5-based file
+            raise DataError(f"{name}: cannot read as a MATLAB file: {first_line(e)}") from None
+        raise DataError(f"{name}: a MATLAB v7.3 file, which docfact does not read; save it "
+                        "with save(..., '-v7')") from None
     except _UNREADABLE as e:
         raise DataError(f"{name}: cannot read as a MATLAB file: {first_line(e)}") from None
 
