@@ -172,6 +172,18 @@ def _data_error(path, *fragments):
         assert fragment in message
 
 
+def test_a_file_of_the_current_folder_is_a_path_by_its_bare_name(tmp_path, monkeypatch):
+    """notes.txt, there, is read as a file (refused for its format), not looked up as a data
+    set or view; a registered name still wins over a file of that name."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("apple")
+    (tmp_path / "tdt2").write_text("apple")
+    assert is_path("notes.txt") and not is_path("tdt2")
+    res = CliRunner().invoke(main, ["datasets", "info", "notes.txt"])
+    assert res.exit_code == 1 and res.output.startswith(
+        "docfact: error: notes.txt: unknown format '.txt'"), res.output
+
+
 def test_bad_text_inputs_are_one_line_data_errors(tmp_path):
     _data_error(tmp_path / "missing.csv", "no such file or folder")
     (tmp_path / "notes.txt").write_text("apple")

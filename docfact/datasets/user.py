@@ -60,7 +60,8 @@ def is_path(name) -> bool:
     """Whether a data set name means a file or folder rather than a registry entry.
 
     Registry names win; otherwise a name containing a path separator, ending in a suffix of
-    the formats above, or naming an existing folder is a path (write ``./name`` to force a path).
+    the formats above, or naming an existing file or folder is a path (write ``./name`` to force
+    a path).
     """
     if not isinstance(name, str) or canonical(name, registry()) in registry():
         return False
@@ -68,7 +69,7 @@ def is_path(name) -> bool:
         "/" in name
         or os.sep in name
         or name.lower().endswith(tuple(_READERS))
-        or os.path.isdir(name)
+        or os.path.exists(name)
     )
 
 
