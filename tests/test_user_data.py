@@ -186,6 +186,8 @@ def test_a_file_of_the_current_folder_is_a_path_by_its_bare_name(tmp_path, monke
 
 def test_bad_text_inputs_are_one_line_data_errors(tmp_path):
     _data_error(tmp_path / "missing.csv", "no such file or folder")
+    os.mkfifo(tmp_path / "fifo.csv")  # read, it would wait for a writer for ever
+    _data_error(tmp_path / "fifo.csv", "neither a file nor a folder (a pipe or a device)")
     (tmp_path / "notes.txt").write_text("apple")
     _data_error(tmp_path / "notes.txt", "unknown format '.txt'")
     _data_error(_write_csv(tmp_path / "empty.csv", []), "no documents")

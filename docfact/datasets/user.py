@@ -85,6 +85,8 @@ def load_path(path) -> Corpus:
             corpus = _read_folder(path, name)
         elif not path.exists():
             raise DataError(f"{name}: no such file or folder")
+        elif not path.is_file():  # a FIFO would be waited on for ever
+            raise DataError(f"{name}: neither a file nor a folder (a pipe or a device)")
         elif path.suffix.lower() not in _READERS:
             raise DataError(
                 f"{name}: unknown format {path.suffix!r}; expected a .mat, .npz, .csv or .tsv "
