@@ -56,6 +56,14 @@ def test_quick_k_is_the_smallest_middle_and_largest():
     assert quick_k([3, 30]) == [3, 30] and quick_k([5]) == [5]
 
 
+def test_quick_asks_no_more_runs_than_the_config(tmp_path):
+    """A config of 2 runs per k: --quick computes 2, not QUICK_RUNS = 3."""
+    cfg = small_config(tmp_path, runs=2, k=(2,))
+    res = run_cli("run", cfg, "--quick", "--out", tmp_path / "q", "--quiet", "--jobs", 1)
+    assert res.exit_code == 0, res.output
+    assert sorted(set(pd.read_csv(tmp_path / "q" / "runs.csv")["run"])) == [0, 1]
+
+
 def test_run_takes_the_data_options_after_the_command(tmp_path, monkeypatch):
     monkeypatch.delenv("DOCFACT_MIRROR")
     monkeypatch.delenv("DOCFACT_DATA_DIR")

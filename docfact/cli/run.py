@@ -47,8 +47,9 @@ def quick_k(ks) -> list:
 @click.command(short_help="Run a paper's table (or a quick part of it).")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--quick", is_flag=True,
-              help=f"A quick table: {QUICK_RUNS} runs at the config's smallest, middle and "
-                   "largest k, into quick/<config name> (--runs, --k and --out still apply).")
+              help=f"A quick table: {QUICK_RUNS} runs (the config's if fewer) at the config's "
+                   "smallest, middle and largest k, into quick/<config name> (--runs, --k and "
+                   "--out still apply).")
 @click.option("--runs", type=int, help="Runs per k (default: the config's).")
 @click.option("--k", "k", help="Comma-separated k values or ranges a..b (default: the "
                                "config's).")
@@ -89,7 +90,7 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     full = load_config(config_path)
     ks = _k_option(k)
     if quick:
-        ks, runs = ks or quick_k(full.k), runs or QUICK_RUNS
+        ks, runs = ks or quick_k(full.k), runs or min(QUICK_RUNS, full.runs)
     config = full.with_overrides(k=ks, runs=runs)
     folder = Path(out) if out else Path("quick" if quick else "results") / config.name
     started = time.time()
