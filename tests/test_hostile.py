@@ -1045,3 +1045,15 @@ def test_records_without_a_line_are_refused_unless_a_cut_header(tmp_path, clean,
         assert (out / name).read_bytes() == content
     else:
         assert res.exit_code == 0, res.output
+
+
+def test_fresh_with_the_folder_itself_as_donor_is_refused_before_discarding(tmp_path, clean):
+    """--fresh --donors OUT: the runs would be discarded before any could be taken; said in
+    one line, the folder kept."""
+    out = _copy(clean, tmp_path)
+    before = _snapshot(out)
+    res = cli("run", clean[0], "--out", out, "--fresh", "--donors", out, "--jobs", 1, "--quiet")
+    one_line_error(res, 2)
+    assert "--fresh discards its runs before any can be taken; give --donors a copy" in (
+        res.output), res.output
+    assert _snapshot(out) == before

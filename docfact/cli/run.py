@@ -65,8 +65,9 @@ def quick_k(ks) -> list:
 @click.option("--donors", multiple=True, type=click.Path(file_okay=False, exists=True),
               help="A results folder whose rows this table can take: a method's row computed "
                    "from the same documents with the same settings is copied with its "
-                   "recorded seconds, not recomputed (repeatable; e.g. a copy of the folder "
-                   "before --fresh).")
+                   "recorded seconds, not recomputed; never an estimator of one's own, whose "
+                   "code may have changed (repeatable; e.g. a copy of the folder before "
+                   "--fresh).")
 @data_options
 def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler, donors):
     """Run a paper's table: sample classes, run every method, score AC/NMI, write the tables
@@ -93,6 +94,9 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
         ks, runs = ks or quick_k(full.k), runs or min(QUICK_RUNS, full.runs)
     config = full.with_overrides(k=ks, runs=runs)
     folder = Path(out) if out else Path("quick" if quick else "results") / config.name
+    if fresh and any(Path(d).resolve() == folder.resolve() for d in donors):
+        raise ConfigError(f"--donors {folder}: --fresh discards its runs before any can be "
+                          "taken; give --donors a copy of the folder")
     started = time.time()
     run_protocol(Plan.of(config), folder, jobs=jobs, fresh=fresh, progress=not quiet,
                  backend=backend, scheduler=scheduler, donors=donors,
