@@ -144,7 +144,8 @@ def test_sweep_folders_without_semi_supervised_methods_read_back(tmp_path):
 def test_bad_sweep_parameter_is_one_line(tmp_path):
     cfg = small_config(tmp_path)
     for param, message in [("gnmf.lambda=-1", "'lambda' parameter of GNMF must be"),
-                           ("nope.p=3", "no method"),
+                           ("nope.p=3", "--param: no method or algorithm 'nope' in small "
+                                        "(GNMF, K-means, LSI+K-means, NMF)"),
                            ("gnmf.p=a", "'p' parameter of GNMF must be an int in the range"),
                            ("gnmf.weight=gauss", "'weight' parameter of GNMF must be a str among"),
                            ("lambda", "METHOD.PARAM"),

@@ -82,8 +82,9 @@ def swept_config(config: Config, target: str, param: str, value,
         return labelled_config(config, param, value, option)
     chosen = [m for m in config.methods if target in (m.name, m.algorithm)]
     if not chosen:
-        among = (f"in {config.name}" if option == "--param" else "among the methods --param "
-                 f"sweeps ({', '.join(m.name for m in config.methods)})")
+        names = ", ".join(m.name for m in config.methods)
+        among = (f"in {config.name} ({names})" if option == "--param" else
+                 f"among the methods --param sweeps ({names})")
         raise ConfigError(f"{option}: no method or algorithm {target!r} {among}")
     methods = tuple(replace(m, params={**m.params, keyword(param): value}) for m in chosen)
     for m in methods:
