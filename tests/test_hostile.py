@@ -1057,3 +1057,37 @@ def test_fresh_with_the_folder_itself_as_donor_is_refused_before_discarding(tmp_
     assert "--fresh discards its runs before any can be taken; give --donors a copy" in (
         res.output), res.output
     assert _snapshot(out) == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("when", ["starting", "computing"])
+def test_ctrl_c_to_the_group_is_one_line_while_workers_start_or_compute(tmp_path, when):
+    """SIGINT to the whole process group, as the terminal's Ctrl-C, the moment the workers are
+    spawned (still importing) or while they compute: one line, exit 130, no traceback of an
+    interrupted worker, no worker left (workers never see SIGINT: the main process stops
+    them as it unwinds)."""
+    if when == "computing":
+        proc, workers = _computing_run(tmp_path, stderr=subprocess.PIPE)
+    else:
+        cfg = tiny_config(tmp_path, runs=2, methods={
+            "NMF": {"algorithm": "nmf", "max_iter": 10**7, "min_iter": 10**7}})
+        proc = subprocess.Popen([sys.executable, "-m", "docfact", "run", str(cfg), "--out",
+                                 str(tmp_path / "out"), "--jobs", "2", "--quiet"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        deadline, workers = time.time() + 60, []
+        while time.time() < deadline and proc.poll() is None and not (
+                workers and _cpu_ticks(workers[0]) >= 10):  # past Python's start: importing
+            workers = _loky_workers(proc.pid)
+            time.sleep(0.005)
+    try:
+        assert proc.poll() is None and workers, "interrupt the run as its workers start"
+        _signal(proc, "group", signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+        assert err.splitlines()[-1] == ("docfact: interrupted; finished runs are kept, rerun "
+                                        "to resume"), err
+        assert not _no_worker_left(_loky_workers(proc.pid) + workers)
+    finally:
+        _kill([proc.pid, *workers])

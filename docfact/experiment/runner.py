@@ -5,15 +5,18 @@ the numbers do not depend on N. Every finished task is appended to runs.csv at o
 skips the tasks already recorded.
 """
 
+import _thread
 import json
 import os
 import platform
+import signal
 import sys
 import threading
 import time
 import warnings
 from contextlib import ExitStack, contextmanager
 from importlib import metadata
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 from joblib import Parallel, delayed, parallel_config
@@ -184,11 +187,48 @@ def _connect(scheduler):
 
 
 @contextmanager
+def _workers_deaf_to_sigint(workers: bool):
+    """Worker processes started here never see SIGINT; Ctrl-C still interrupts this process.
+
+    The terminal (and `timeout -s INT`) sends SIGINT to the whole process group: a worker
+    caught while it starts prints the traceback of its interrupted imports, whereas this
+    process stops the workers itself as it unwinds. So SIGINT is blocked here while the pool
+    works (a blocked signal stays blocked in the processes started meanwhile), and a thread
+    waits for it and interrupts the main thread, which unwinds as a Ctrl-C does."""
+    if not (workers and hasattr(signal, "pthread_sigmask")
+            and threading.current_thread() is threading.main_thread()):
+        yield
+        return
+    # the workers' start launches multiprocessing's resource tracker once, which before
+    # Python 3.14 unblocks SIGINT after its launch: launched first, that leaves the block be
+    resource_tracker.ensure_running()
+    done = threading.Event()
+
+    def wait():
+        signal.sigwait({signal.SIGINT})
+        if not done.is_set():
+            _thread.interrupt_main(signal.SIGINT)
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    waiter = threading.Thread(target=wait, name="docfact-sigint", daemon=True)
+    waiter.start()
+    try:
+        yield
+    finally:
+        done.set()
+        if waiter.is_alive():
+            signal.pthread_kill(waiter.ident, signal.SIGINT)
+            waiter.join()
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextmanager
 def _backend(name: str, jobs: int, scheduler):
     """joblib's default process pool, or joblib's dask backend on a dask.distributed cluster
     (its presence and the scheduler's address checked by _check_dask)."""
     if name == "loky":
-        yield
+        with _workers_deaf_to_sigint(jobs != 1):
+            yield
         return
     from dask.distributed import Client, LocalCluster
 
