@@ -647,6 +647,9 @@ def test_readings_of_an_unknown_paper_name_the_known_ones(tmp_path):
     res = cli("readings", "GNMF", "--configs", tmp_path)  # named as data sets are: any case
     one_line_error(res, 2)
     assert "readings file" not in res.output and "gnmf.yaml" in res.output, res.output
+    res = cli("readings", "gnmf", "--configs", tmp_path / "elsewhere")  # none there
+    one_line_error(res, 2)
+    assert "(known: none (run from the repository, or give --configs DIR))" in res.output
 
 
 def test_a_report_on_other_results_leaves_the_readme_alone(tmp_path, clean, monkeypatch):

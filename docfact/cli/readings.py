@@ -31,8 +31,10 @@ def _readings_file(paper: str, configs: Path) -> Path:
     known = sorted(p.stem for p in folder.glob("*.yaml"))
     named = [k for k in known if k.lower() == paper.lower()]  # GNMF as gnmf, as data sets
     if paper not in known and len(named) != 1:
+        where = "" if known else " (run from the repository, or give --configs DIR)"
         raise ConfigError(f"PAPER: {paper!r} is no readings file of {folder}/ (known: "
-                          f"{', '.join(known) or 'none'}); or give a readings .yaml file")
+                          f"{', '.join(known) or 'none'}{where}); or give a readings .yaml "
+                          "file")
     return folder / f"{paper if paper in known else named[0]}.yaml"
 
 
