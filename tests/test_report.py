@@ -46,6 +46,24 @@ def test_interval_and_verdicts_follow_their_definitions(results):
     assert others == {"no published value"}
 
 
+def test_a_method_failing_every_run_of_a_k_is_held_against_the_other_ks(results, tmp_path):
+    """GNMF failed at k = 3: ours averages k = 2 alone, and so does the published value (its
+    k = 2 cell, 0.999), not the paper's average over both k (0.976)."""
+    import shutil
+
+    folder = tmp_path / "gnmf_small"
+    shutil.copytree(results / "gnmf_small", folder)
+    runs = pd.read_csv(folder / "runs.csv", keep_default_na=False, dtype=str)
+    failed = (runs.method == "GNMF") & (runs.k == "3")
+    runs.loc[failed, ["status", "ac", "nmi", "n_iter", "objective"]] = ["failed", "", "", "", ""]
+    runs.loc[failed, "error"] = "ValueError: diverged"
+    runs.to_csv(folder / "runs.csv", index=False)
+    row = next(r for r in rows_of(folder)[0] if r["method"] == "GNMF" and r["metric"] == "AC")
+    assert row["published"] == pytest.approx(0.999) and row["failed"] == 3
+    ok = runs[(runs.method == "GNMF") & (runs.k == "2")]["ac"].astype(float)
+    assert row["ours"] == pytest.approx(ok.mean())
+
+
 def test_report_files_and_readme_table(results, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- reproduction:start -->\nold\n<!-- reproduction:end -->\nend\n")

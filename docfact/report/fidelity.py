@@ -73,7 +73,8 @@ def rows_of(folder: Path) -> tuple:
                 continue
             ours = float(ok["mean"].mean())
             se = average_se(ok["std"], ok["n"])
-            pub = config.published_average(metric, method, ks)[0]
+            pub = config.published_average(metric, method,  # over the k ours averages
+                                           [int(k) for k in ok["k"]])[0]
             pub = None if pub is None else pub / config.scale
             diff = None if pub is None else ours - pub
             out.append({"table": config.name, "kind": config.kind, "method": method,
