@@ -130,6 +130,23 @@ def test_a_claim_fails_when_one_rival_leads_on_average_though_not_at_every_k():
     assert (against_c["ac_rival"], against_c["holds"]) == ("C", True)
 
 
+def test_the_nmi_margin_names_its_rival_when_it_is_not_the_ac_one():
+    """B leads the others in AC, C in NMI: the NMI margin is A's over C, and says so."""
+    from docfact.report.fidelity import _margin
+
+    runs = pd.DataFrame([
+        {"method": m, "k": k, "run": r, "ac": ac + 0.01 * r, "nmi": nmi + 0.02 * r,
+         "status": "ok"}
+        for k in (2, 3) for r in (0, 1)
+        for m, ac, nmi in (("A", 0.9, 0.9), ("B", 0.8, 0.5), ("C", 0.6, 0.7))])
+    config = SimpleNamespace(name="t", published={"claims": [
+        {"method": "A", "over": ("B", "C"), "source": "s"}]})
+    [row] = judge(config, summarize(runs, ["A", "B", "C"], [2, 3]), runs)
+    assert (row["ac_rival"], row["nmi_rival"]) == ("B", "C")
+    assert _margin(row, "ac") == "+0.100 ± 0.000"
+    assert _margin(row, "nmi") == "+0.200 ± 0.000 (over C)"
+
+
 def test_a_failing_claim_links_what_its_paper_tried(tmp_path):
     """'fails' links the paper's readings landscape and method audit, those that exist."""
     from docfact.report.fidelity import _evidence

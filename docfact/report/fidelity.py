@@ -254,7 +254,8 @@ def _claims_section(tables: list, results: Path) -> list:
             "what was tried: every reading of the paper's unstated settings with its numbers, "
             "and the audit of the method (derivation checks, toys). Each margin carries the "
             "half-width of its 95% interval, paired over the draws (every method of a table "
-            f"clusters the same documents; n/a where some k has fewer than two paired runs); "
+            f"clusters the same documents; n/a where some k has fewer than two paired runs), "
+            "against the strongest other method in AC, and in NMI where it names another; "
             f"the 95% interval of {ties} of the {len(body)} AC margins includes zero, a tie on "
             "these draws.", "",
             tabulate(body, ["paper", "table", "claim", "AC", "strongest other (AC)", "AC margin",
@@ -377,11 +378,14 @@ def _figures(folder: Path) -> str:
 
 def _margin(claim: dict, metric: str) -> str:
     """'+0.010 ± 0.008': a claim's margin and the half-width of its 95% interval ('± n/a'
-    when unknown; blank without a margin)."""
+    when unknown; blank without a margin), '(over CF-NCW)' after it when the strongest
+    other method in this metric is not the one in AC."""
     margin, hw = claim[f"{metric}_margin"], claim[f"{metric}_margin_hw"]
     if np.isnan(margin):
         return ""
-    return f"{margin:+.3f} ± " + ("n/a" if np.isnan(hw) else f"{hw:.3f}")
+    rival = claim[f"{metric}_rival"]
+    return (f"{margin:+.3f} ± " + ("n/a" if np.isnan(hw) else f"{hw:.3f}")
+            + ("" if rival == claim["ac_rival"] else f" (over {rival})"))
 
 
 def _f(value, sign=""):
