@@ -190,6 +190,34 @@ def test_the_full_tables_time_is_found_beside_its_config_from_any_folder(tmp_pat
     assert "on this machine's " in line and "not counting" not in line
 
 
+def test_a_table_says_before_computing_what_its_committed_fits_took(tmp_path, monkeypatch):
+    """The runs asked, at the committed seeds, are the committed fits: their recorded CPU
+    seconds over the workers, said before computing; nothing when the committed table lacks
+    some run asked, when it took fits from another table, or when resuming."""
+    from docfact.cli.run import _time_ahead
+    from docfact.experiment.plan import load
+
+    monkeypatch.chdir(tmp_path)
+    config = load(ROOT / "configs" / "gnmf_tdt2.yaml").with_overrides(k=[2, 10], runs=3)
+    fits = pd.read_csv(ROOT / "results/gnmf_tdt2/timings.csv")
+    asked = fits[fits.k.isin([2, 10]) & (fits.run < 3)]["seconds"].sum()
+    line = _time_ahead(config, ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out", 2)
+    assert line == (f"the fits of these 6 runs took {asked:.0f} CPU-seconds as recorded in "
+                    f"{ROOT / 'results' / 'gnmf_tdt2'}: about {asked / 2:.0f} s with 2 "
+                    "workers, besides loading the data"), line
+    more = config.with_overrides(runs=51)  # the committed table holds 50
+    assert _time_ahead(more, ROOT / "configs" / "gnmf_tdt2.yaml", tmp_path / "out", 2) is None
+    name = "rcf_20newsgroups_t20"  # takes KMeans, CF and LCCF from the t = 2% table (0 s)
+    shared = load(ROOT / "configs" / f"{name}.yaml").with_overrides(k=[2], runs=1)
+    assert _time_ahead(shared, ROOT / "configs" / f"{name}.yaml", tmp_path / "out", 2) is None
+    res = run_cli("run", ROOT / "configs" / "gnmf_tdt2.yaml", "--k", "2", "--runs", 1,
+                  "--out", tmp_path / "q", "--jobs", 1, "--quiet")
+    assert res.exit_code == 0 and "the fits of this run took" in res.output, res.output
+    res = run_cli("run", ROOT / "configs" / "gnmf_tdt2.yaml", "--k", "2", "--runs", 1,
+                  "--out", tmp_path / "q", "--jobs", 1, "--quiet")
+    assert res.exit_code == 0 and "the fits of" not in res.output, res.output
+
+
 def test_a_reader_that_leaves_ends_the_output_quietly(tmp_path):
     """docfact ... | true (a reader gone before the first line): no error line, and the exit
     status of a closed pipe, 141."""

@@ -97,6 +97,10 @@ def run(config_path, quick, runs, k, jobs, fresh, out, quiet, backend, scheduler
     if fresh and any(Path(d).resolve() == folder.resolve() for d in donors):
         raise ConfigError(f"--donors {folder}: --fresh discards its runs before any can be "
                           "taken; give --donors a copy of the folder")
+    ahead = None if (folder / "runs.csv").exists() and not fresh else _time_ahead(
+        config, config_path, folder, jobs)
+    if ahead:
+        click.echo(ahead, err=True)
     started = time.time()
     run_protocol(Plan.of(config), folder, jobs=jobs, fresh=fresh, progress=not quiet,
                  backend=backend, scheduler=scheduler, donors=donors,
@@ -155,6 +159,51 @@ def _results_places(config_path) -> list:
     return [Path("results"), Path(config_path).resolve().parent.parent / "results"]
 
 
+def _committed_timings(name: str, config_path, written: Path):
+    """timings.csv of the table's committed results (the first of _results_places holding
+    it; not the folder `written`), or None."""
+    from docfact.experiment.results import read_timings
+
+    places = _results_places(config_path)
+    folder = next((p / name for p in places if (p / name).is_dir()), places[-1] / name)
+    if folder.resolve() == written.resolve():
+        return None
+    try:
+        return folder, read_timings(folder)
+    except (OSError, ValueError, KeyError, DocfactError):
+        return None
+
+
+def _cpu_words(seconds: float) -> str:
+    return (f"{seconds / 3600:.1f} CPU-hours" if seconds >= 3600 else
+            f"{seconds / 60:.0f} CPU-minutes" if seconds >= 90 else f"{seconds:.0f} CPU-seconds")
+
+
+def _time_ahead(config, config_path, out: Path, jobs: int) -> str | None:
+    """Before a table is computed: the CPU seconds its committed records give for the runs
+    asked (the same seeds: the same fits), and about how long that is with the workers this
+    run uses; None when they do not hold every run asked, or took some of its fits from other
+    tables (recorded at 0 s)."""
+    from joblib import cpu_count
+
+    found = _committed_timings(config.name, config_path, out)
+    if found is None:
+        return None
+    folder, timings = found
+    asked = timings[timings["k"].isin(config.k) & (timings["run"] < config.runs)]
+    pairs = len(asked[["k", "run"]].drop_duplicates())
+    names = {m.name for m in config.methods}
+    if (pairs < len(config.k) * config.runs or not names <= set(asked["method"])
+            or (asked["seconds"] == 0).any()):
+        return None
+    seconds = float(asked.loc[asked["method"].isin(names), "seconds"].sum())
+    workers = min(jobs if jobs > 0 else cpu_count(), pairs)
+    these = "this run" if pairs == 1 else f"these {pairs} runs"
+    return (f"the fits of {these} took {_cpu_words(seconds)} as recorded in "
+            f"{folder}: about {_duration(seconds / workers)} with {workers} "
+            f"worker{'s' * (workers != 1)}, besides loading the data")
+
+
 def _time_here(name: str, config_path, written: Path, methods=()) -> str:
     """What the full table costs, from the CPU seconds its committed results record (timings.csv,
     in the first of _results_places holding the table; not the folder just `written`, which
@@ -163,24 +212,17 @@ def _time_here(name: str, config_path, written: Path, methods=()) -> str:
     `methods` of the config that folder does not hold (one's own, added) are named."""
     from joblib import cpu_count
 
-    from docfact.experiment.results import read_timings
-
-    places = _results_places(config_path)
-    folder = next((p / name for p in places if (p / name).is_dir()), places[-1] / name)
-    if folder.resolve() == written.resolve():
+    found = _committed_timings(name, config_path, written)
+    if found is None:
         return ""
-    try:
-        timings = read_timings(folder)
-        fits = timings["seconds"]
-    except (OSError, ValueError, KeyError, DocfactError):
-        return ""
+    folder, timings = found
+    fits = timings["seconds"]
     missing = [m for m in methods if m not in set(timings["method"])]
     seconds, taken = float(fits.sum()), int((fits == 0).sum())
     if not seconds > 0:
         return ""
     cores = cpu_count()  # what --jobs -1 uses
-    cpu = (f"{seconds / 3600:.1f} CPU-hours" if seconds >= 3600 else
-           f"{seconds / 60:.0f} CPU-minutes" if seconds >= 90 else f"{seconds:.0f} CPU-seconds")
+    cpu = _cpu_words(seconds)
     # rows the table took from another one record 0 s (timings.csv)
     besides = f", not counting the {taken} of its {len(fits)} fits taken from other tables"
     without = f"; without {', '.join(missing)}, which it does not hold" if missing else ""
