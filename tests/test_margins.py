@@ -79,3 +79,17 @@ def test_margins_of_a_folder_with_one_method_is_one_line(tmp_path):
     res = CliRunner().invoke(main, ["show", str(tmp_path / "out"), "--margins", "KM"])
     assert res.exit_code == 2 and "KM is the only method of" in res.output
     assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_a_margin_without_an_interval_says_n_a(tmp_path):
+    """One run per k: no spread to pair, so '± n/a' (not '± nan (n/a)')."""
+    from tests.test_hostile import tiny_config
+
+    cfg = tiny_config(tmp_path, runs=1, methods={"KM": {"algorithm": "kmeans"},
+                                                 "NMF": {"algorithm": "nmf", "max_iter": 20}})
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["show", str(tmp_path / "out"), "--margins", "NMF"])
+    assert res.exit_code == 0, res.output
+    [row] = [line for line in res.output.splitlines() if line.startswith("| KM ")]
+    assert "nan" not in row and row.count(" ± n/a") == 2, row

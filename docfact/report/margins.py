@@ -53,14 +53,23 @@ def _verdict(margin: float, hw: float) -> str:
     return "ahead" if margin - hw > 0 else "behind" if margin + hw < 0 else "tie"
 
 
+def _cell(margin: float, hw: float, digits: int, verdict: str) -> str:
+    """'+1.20 ± 0.80 (ahead)', or '+0.00 ± n/a' where the interval is unknown."""
+    if np.isnan(margin):
+        return "n/a"
+    if np.isnan(hw):
+        return f"{margin:+.{digits}f} ± n/a"
+    return f"{margin:+.{digits}f} ± {hw:.{digits}f} ({verdict})"
+
+
 def render(folder: Path, method: str) -> str:
     """Markdown: margins(folder, method), one line per other method, in the unit of the
     folder's tables (points of percent, or fractions)."""
     df = margins(folder, method)
     scale = read_setup(folder)[0].scale  # the config only: margins() read the runs
     digits = 2 if scale == 100 else 4
-    cells = [[row["method"], *(f"{scale * row[m]:+.{digits}f} ± {scale * row[f'{m}_hw']:.{digits}f}"
-                               f" ({row[f'{m}_verdict']})" for m in METRICS)]
+    cells = [[row["method"], *(_cell(scale * row[m], scale * row[f"{m}_hw"], digits,
+                                     row[f"{m}_verdict"]) for m in METRICS)]
              for _, row in df.iterrows()]
     unit = " (points of percent, as the tables)" if scale == 100 else ""
     head = (f"{method} against each other method of {folder}: average over k of ours minus "
