@@ -420,6 +420,13 @@ def test_donors_give_a_fresh_table_the_rows_of_identical_methods(tmp_path):
                 for d in (copy, out))
     semi = new.index.get_level_values("method") != "CF"
     assert not new[semi].equals(old[semi]) and new[~semi].equals(old[~semi])
+    # a donor of another seed holds none of these documents: said in one line
+    other = tmp_path / "seeded.yaml"
+    other.write_text(Path(cfg).read_text().replace("seed: 7", "seed: 8"))
+    res = run_cli("run", other, "--out", tmp_path / "other", "--donors", copy, "--quiet",
+                  "--jobs", 1)
+    assert res.exit_code == 0 and (f"no row taken from --donors {copy}: none holds these "
+                                   "runs' documents") in res.output, res.output
 
 
 def test_a_donor_row_keeps_the_seconds_of_the_folder_that_computed_it(tmp_path):

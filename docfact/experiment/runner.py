@@ -109,6 +109,10 @@ def run(plan: Plan, out: Path, *, jobs: int = -1, fresh: bool = False,
         if rows and say is not None:
             say(f"{rows} of their {len(todo) * len(names)} rows (run x method) taken from "
                 "other folders: the same documents and settings")
+        elif todo and donors and say is not None:
+            say(f"no row taken from --donors {', '.join(map(str, donors))}: none holds these "
+                "runs' documents with the same settings (or they are an estimator's of one's "
+                "own)")
         tasks = (delayed(run_one)(plan, plan.task(X, corpus.y, k, r), taken.get((k, r), {}),
                                   os.getpid() if backend == "loky" else None)
                  for k, r in todo)
