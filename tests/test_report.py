@@ -64,6 +64,21 @@ def test_a_method_failing_every_run_of_a_k_is_held_against_the_other_ks(results,
     assert row["ours"] == pytest.approx(ok.mean())
 
 
+def test_one_run_at_a_k_gives_no_interval_and_the_tolerance_decides(results, tmp_path):
+    """A k with one run has no spread to tell: the interval is unknown (NaN, 'n/a' in the
+    report), not of zero width, and the verdict is the 0.02 rule's."""
+    import shutil
+
+    folder = tmp_path / "gnmf_small"
+    shutil.copytree(results / "gnmf_small", folder)
+    runs = pd.read_csv(folder / "runs.csv", keep_default_na=False, dtype=str)
+    runs = runs[(runs.k == "2") | (runs.run == "0")]  # k = 3 keeps run 0 only
+    runs.to_csv(folder / "runs.csv", index=False)
+    row = next(r for r in rows_of(folder)[0] if r["method"] == "GNMF" and r["metric"] == "AC")
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert row["verdict"] == ("within 0.02" if abs(row["diff"]) <= 0.02 else "outside")
+
+
 def test_report_files_and_readme_table(results, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- reproduction:start -->\nold\n<!-- reproduction:end -->\nend\n")

@@ -42,6 +42,7 @@ def mean_se(std, n) -> np.ndarray:
 
 def average_se(std, n) -> float:
     """Standard error of the average over k of per-k means (std s_k over n_k runs each):
-    sqrt(sum_k s_k^2 / n_k) / |k|, runs of different k being independent."""
-    std, n = np.nan_to_num(np.asarray(std, float)), np.asarray(n)
+    sqrt(sum_k s_k^2 / n_k) / |k|, runs of different k being independent; NaN when some k
+    has no spread to tell (one run: its std is NaN), not an interval of zero width."""
+    std, n = np.asarray(std, float), np.asarray(n)
     return float(np.sqrt(np.sum(std**2 / n))) / len(std)

@@ -213,7 +213,8 @@ def write_report(results: Path, readme: Path | None = None, configs: Path | None
                   f"figures: {_figures(folder)}", ""]
         notes = config.notes and info["full"]  # they quote the full table's numbers
         body = [[r["method"], r["metric"], _f(r["published"]), _f(r["ours"]), _f(r["diff"], "+"),
-                 f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", r["runs"],
+                 "n/a" if np.isnan(r["ci_low"]) else f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                 r["runs"],
                  _verdict_cell(r, causes, f"#notes-{folder.name}" if notes else None)]
                 for r in rows]
         lines += [tabulate(body, ["method", "metric", "published", "ours", "diff", "95% CI",

@@ -73,7 +73,8 @@ def grid(panels: dict, stem: Path, title: str, tolerance: float, ncols: int, nam
 
 def limits(rows: list, tolerance: float) -> tuple:
     """Common axis limits (a square) covering every point and its interval."""
-    values = [v for r in rows for v in (r["published"], r["ci_low"], r["ci_high"])]
+    values = [v for r in rows for v in (r["published"], r["ours"], r["ci_low"], r["ci_high"])
+              if not np.isnan(v)]  # an interval unknown (one run at some k): NaN
     lo, hi = min(values), max(values)
     pad = 0.03 + tolerance
     return max(0.0, np.floor((lo - pad) * 20) / 20), min(1.05, np.ceil((hi + pad) * 20) / 20)
