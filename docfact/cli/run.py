@@ -159,14 +159,19 @@ def _results_places(config_path) -> list:
     return [Path("results"), Path(config_path).resolve().parent.parent / "results"]
 
 
+def _committed(name: str, places: list):
+    """The table's committed results folder: the first of `places` holding its runs.csv, or
+    None."""
+    return next((p / name for p in places if (p / name / "runs.csv").exists()), None)
+
+
 def _committed_timings(name: str, config_path, written: Path):
-    """timings.csv of the table's committed results (the first of _results_places holding
-    it; not the folder `written`), or None."""
+    """(folder, timings.csv) of the table's committed results (_committed in _results_places;
+    not the folder `written`), or None."""
     from docfact.experiment.results import read_timings
 
-    places = _results_places(config_path)
-    folder = next((p / name for p in places if (p / name).is_dir()), places[-1] / name)
-    if folder.resolve() == written.resolve():
+    folder = _committed(name, _results_places(config_path))
+    if folder is None or folder.resolve() == written.resolve():
         return None
     try:
         return folder, read_timings(folder)
@@ -283,9 +288,8 @@ def check(config_paths, results, jobs, quick):
     for path in config_paths:
         config = load_config(path)
         places = [Path(results)] if results else _results_places(path)
-        folder = next((p / config.name for p in places if (p / config.name / "runs.csv").exists()),
-                      places[0] / config.name)
-        if not (folder / "runs.csv").exists():
+        folder = _committed(config.name, places)
+        if folder is None:
             click.echo(f"{config.name}: FAILED (no committed results in "
                        f"{' or '.join(f'{p}/' for p in places)}; run the table first)")
             failed += 1
