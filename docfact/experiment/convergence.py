@@ -30,8 +30,9 @@ def convergence(config: Config, k: int, run: int, iterations: int, names=None) -
         raise ConfigError(f"--methods: choose among the factorizations of {config.name}: "
                           + ", ".join(m.name for m in factorizations))
     named = [m for m in factorizations if m.name in names] if names else factorizations
-    methods = [m for m in named if _tracks(m)]  # by default, those that can be drawn
-    lacking = [m.name for m in named if not _tracks(m)]
+    tracks = {m.name: _tracks(m) for m in named}
+    methods = [m for m in named if tracks[m.name]]  # by default, those that can be drawn
+    lacking = [name for name, ok in tracks.items() if not ok]
     if not methods or (names and lacking):
         raise ConfigError(f"{', '.join(lacking)} take(s) none of the engine's parameters "
                           f"{', '.join(ENGINE)}, which plot convergence sets (one start, the "
