@@ -34,7 +34,8 @@ def history(est, X, **fit):
     lambda: LCCF(3, lam=100, random_state=0),
     lambda: LCCF(3, lam=100, ncw=True, random_state=1),
     lambda: LCCF(3, lam=10, kernel="polynomial", ncw=True, random_state=2),
-], ids=["CF", "CF-NCW", "CF-poly", "LCCF", "LCCF-NCW", "LCCF-poly-NCW"])
+    lambda: LCCF(3, lam=100, start_norm="V", random_state=3),
+], ids=["CF", "CF-NCW", "CF-poly", "LCCF", "LCCF-NCW", "LCCF-poly-NCW", "LCCF-start-V"])
 def test_objective_never_increases(data, make):
     X, _ = data
     h = history(make(), X)
@@ -119,6 +120,25 @@ def test_lccf_normalises_concepts(data):
     np.testing.assert_allclose(np.sum(W * LinearKernel(X).dot(W), axis=0), 1.0)
     labels = KMeans(3, n_replicates=10, random_state=0).fit(V).labels_
     assert accuracy(y, labels) == 1.0
+
+
+def test_starts_scaled_as_the_reference_code(data):
+    """start_norm="V" draws each start with V's columns at unit length (LCCF_Multi.m's
+    NormalizeUV with NormV = 1), U V^T the draw's; CF's fit does not depend on the start's
+    scale (to rounding), LCCF's graph term does."""
+    X, _ = data
+    rule = LCCFRule(LinearKernel(X), 3, start_norm="V")
+    U, V = rule.init(np.random.default_rng(0))
+    product = U @ V.T
+    rule.normalize_start((U, V))
+    np.testing.assert_allclose(np.linalg.norm(V, axis=0), 1.0)
+    np.testing.assert_allclose(U @ V.T, product)
+    fits = [LCCF(3, lam=0, start_norm=s, random_state=0).fit_transform(X)  # CF
+            for s in ("concepts", "V")]
+    np.testing.assert_allclose(fits[0], fits[1], rtol=1e-6)
+    fits = [LCCF(3, lam=100, start_norm=s, random_state=0).fit_transform(X)
+            for s in ("concepts", "V")]
+    assert not np.allclose(fits[0], fits[1], rtol=1e-3)
 
 
 def test_kernel_kmeans_with_linear_kernel_is_kmeans(data):

@@ -16,6 +16,7 @@ W = W+ - W- (graphs.signed_parts).
 import numpy as np
 import scipy.sparse as sp
 
+from docfact.algorithms._validation import options
 from docfact.algorithms.base import MultiplicativeFactorization, check_data
 from docfact.algorithms.engine import (
     EPS,
@@ -45,6 +46,8 @@ from docfact.algorithms.kernels import (
     in_products,
 )
 
+START_NORMS = ("concepts", "V")  # LCCF's start_norm
+
 
 class LCCFRule:
     """Update rule of LCCF (CF when W is None) on a kernel operator K (see kernels.py).
@@ -52,11 +55,12 @@ class LCCFRule:
     gamma : optional (N,) scaling of Appendix B (weighted LCCF), G = diag(gamma) = Gamma^1/2:
         the caller passes K' = G K G, the rule turns L into L' = G^-1 L G^-1, and the factors
         are U' = G^-1 U and V' = G V of the weighted objective.
+    start_norm : how each random start is scaled (LCCF's estimator parameter).
     The context's numerics (engine.numerics) set the dtype of K and W.
     """
 
     def __init__(self, K, n_components: int, W=None, lam: float = 0.0, gamma=None,
-                 loop_normalize: bool = True):
+                 loop_normalize: bool = True, start_norm: str = "concepts"):
         self.K = K
         self.k = n_components
         self.lam = lam if W is not None else 0.0
@@ -73,6 +77,8 @@ class LCCFRule:
         if self.negative:  # K = K+ - K- (Section 3.5); only dense kernels can be negative
             self.K_pos = DenseKernel(np.maximum(K.dense(), 0))
             self.K_neg = DenseKernel(np.maximum(-K.dense(), 0))
+        # the reference code draws each start as its loop normalises (NormalizeUV, NormV = 1)
+        self.normalize_start = self.loop_normalize if start_norm == "V" else self.normalize
         if not loop_normalize:
             self.loop_normalize = None
         self.dtype = dtype()
@@ -257,15 +263,21 @@ class LCCF(CF):
     weight : "cosine" (Eq. 8, the paper) or "binary".
     With ncw=True this is LCCF-NCW, Appendix B's weighted LCCF with Gamma = D^-1 (the rule's
     gamma = d^-1/2, Gamma^1/2).
+    start_norm : "concepts", each random start scaled as the result, u_k^T K u_k = 1 (the
+        paper's Sec. 3.2), or "V", V's columns at unit length as the loop keeps them
+        (LCCF_Multi.m v2.0's NormalizeUV with NormV = 1 on every start). The graph term
+        depends on the scale; CF's fit does not (its updates are homogeneous in it).
     The graph is built from X's rows (for kernel="precomputed", pass W to fit_transform).
     """
 
-    _parameter_constraints = {**CF._parameter_constraints, **GRAPH_CONSTRAINTS}
+    _parameter_constraints = {**CF._parameter_constraints, **GRAPH_CONSTRAINTS,
+                              "start_norm": [options(*START_NORMS)]}
     uses_graph = True
 
     def __init__(self, n_components, *, lam=100.0, p=5, weight="cosine", kernel="linear",
-                 degree=2, ncw=False, loop_normalize=True, n_restarts=10, min_iter=30,
-                 max_iter=100, tol=1e-5, random_state=None, track_objective=False):
+                 degree=2, ncw=False, loop_normalize=True, start_norm="concepts", n_restarts=10,
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None,
+                 track_objective=False):
         super().__init__(n_components, kernel=kernel, degree=degree, ncw=ncw,
                          loop_normalize=loop_normalize, n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
@@ -273,6 +285,11 @@ class LCCF(CF):
         self.lam = lam
         self.p = p
         self.weight = weight
+        self.start_norm = start_norm
+
+    def _rule(self, K, W, lam, gamma, y):
+        return LCCFRule(K, self.n_components, W, lam, gamma if lam > 0 else None,
+                        self.loop_normalize, self.start_norm)
 
     def _affinity(self, X, W, y):
         if W is None and self.kernel == "precomputed":

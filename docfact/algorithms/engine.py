@@ -106,8 +106,9 @@ def fast_products() -> bool:
 
 class UpdateRule(Protocol):
     """What an algorithm provides to the engine. Factors are tuples of 2-D arrays (rows, k),
-    updated in place. `normalize` runs on every start and on the result; `loop_normalize`, when
-    not None, after every iteration past min_iter (the CF family's reference code does so)."""
+    updated in place. `normalize` runs on every start (unless the rule has a `normalize_start`)
+    and on the result; `loop_normalize`, when not None, after every iteration past min_iter (the
+    CF family's reference code does so)."""
 
     loop_normalize: Callable[[tuple], None] | None
     # optional: dtype, the dtype of the rule's operators (float64 when absent): the starts are
@@ -206,7 +207,7 @@ def minimize(
     if loop != np.float64:  # drawn in float64 as always, so that both precisions start alike
         starts = [tuple(a.astype(loop) for a in start) for start in starts]
     for start in starts:
-        rule.normalize(start)
+        getattr(rule, "normalize_start", rule.normalize)(start)
     if trials and n_restarts > 1:
         runs = [_descend(rule, F, 0, min_iter, max_iter, tol, track_objective) for F in starts]
         finals = [float(rule.objective(F)) for F in starts]

@@ -91,8 +91,9 @@ class CNPCFRule(LCCFRule):
     """
 
     def __init__(self, K, n_components: int, W, lam: float, y, lam_h: float,
-                 loop_normalize: bool = True):
-        super().__init__(K, n_components, W, lam, loop_normalize=loop_normalize)
+                 loop_normalize: bool = True, start_norm: str = "concepts"):
+        super().__init__(K, n_components, W, lam, loop_normalize=loop_normalize,
+                         start_norm=start_norm)
         M, C = pair_constraints(y)
         self.M, self.C = lam_h * M, lam_h * C
         self.d_M = degrees(self.M)
@@ -122,8 +123,9 @@ class GDCFRule(LCCFRule):
     """
 
     def __init__(self, K, n_components: int, W, lam: float, y, beta: float,
-                 loop_normalize: bool = True):
-        super().__init__(K, n_components, W, lam, loop_normalize=loop_normalize)
+                 loop_normalize: bool = True, start_norm: str = "concepts"):
+        super().__init__(K, n_components, W, lam, loop_normalize=loop_normalize,
+                         start_norm=start_norm)
         self.idx, codes = labelled_classes(y)
         self.Qt = np.eye(codes.max() + 1)[codes]  # Q^T, (l, c)
         self.beta = beta
@@ -190,10 +192,12 @@ class _SemiSupervisedLCCF(LCCF):
     positive_only = True  # the added terms have no Section 3.5 form for K with negative entries
 
     def __init__(self, n_components, *, lam=100.0, p=5, weight="cosine", kernel="linear",
-                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
-                 tol=1e-5, random_state=None, track_objective=False):
+                 degree=2, loop_normalize=True, start_norm="concepts", n_restarts=10,
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None,
+                 track_objective=False):
         super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
-                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         degree=degree, loop_normalize=loop_normalize, start_norm=start_norm,
+                         n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state, track_objective=track_objective)
 
@@ -215,16 +219,19 @@ class CNPCF(_SemiSupervisedLCCF):
     _parameter_constraints = {**_SemiSupervisedLCCF._parameter_constraints, "lam_h": [number()]}
 
     def __init__(self, n_components, *, lam=10.0, lam_h=1.0, p=3, weight="cosine", kernel="linear",
-                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
-                 tol=1e-5, random_state=None, track_objective=False):
+                 degree=2, loop_normalize=True, start_norm="concepts", n_restarts=10,
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None,
+                 track_objective=False):
         super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
-                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         degree=degree, loop_normalize=loop_normalize, start_norm=start_norm,
+                         n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state, track_objective=track_objective)
         self.lam_h = lam_h
 
     def _rule(self, K, W, lam, gamma, y):
-        return CNPCFRule(K, self.n_components, W, lam, y, self.lam_h, self.loop_normalize)
+        return CNPCFRule(K, self.n_components, W, lam, y, self.lam_h, self.loop_normalize,
+                         self.start_norm)
 
 
 class GDCF(_SemiSupervisedLCCF):
@@ -234,17 +241,19 @@ class GDCF(_SemiSupervisedLCCF):
     _parameter_constraints = {**_SemiSupervisedLCCF._parameter_constraints, "beta": [number()]}
 
     def __init__(self, n_components, *, lam=0.1, beta=0.5, p=5, weight="cosine", kernel="linear",
-                 degree=2, loop_normalize=True, n_restarts=10, min_iter=30, max_iter=100,
-                 tol=1e-5, random_state=None, track_objective=False):
+                 degree=2, loop_normalize=True, start_norm="concepts", n_restarts=10,
+                 min_iter=30, max_iter=100, tol=1e-5, random_state=None,
+                 track_objective=False):
         super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
-                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         degree=degree, loop_normalize=loop_normalize, start_norm=start_norm,
+                         n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state, track_objective=track_objective)
         self.beta = beta
 
     def _rule(self, K, W, lam, gamma, y):
         return GDCFRule(K, self.n_components, W, lam, partial_labels(y), self.beta,
-                        self.loop_normalize)
+                        self.loop_normalize, self.start_norm)
 
 
 class RCF(_SemiSupervisedLCCF):
@@ -260,10 +269,11 @@ class RCF(_SemiSupervisedLCCF):
 
     def __init__(self, n_components, *, lam=100.0, alpha=0.5, links="both", p=5,
                  weight="cosine", kernel="linear", degree=2, loop_normalize=True,
-                 n_restarts=10, min_iter=30, max_iter=100, tol=1e-5, random_state=None,
-                 track_objective=False):
+                 start_norm="concepts", n_restarts=10, min_iter=30, max_iter=100, tol=1e-5,
+                 random_state=None, track_objective=False):
         super().__init__(n_components, lam=lam, p=p, weight=weight, kernel=kernel,
-                         degree=degree, loop_normalize=loop_normalize, n_restarts=n_restarts,
+                         degree=degree, loop_normalize=loop_normalize, start_norm=start_norm,
+                         n_restarts=n_restarts,
                          min_iter=min_iter, max_iter=max_iter, tol=tol,
                          random_state=random_state, track_objective=track_objective)
         self.alpha = alpha
