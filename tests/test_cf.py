@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 
 from docfact.algorithms import CF, LCCF, KMeans, SpectralClustering, knn_graph, polynomial_kernel
 from docfact.algorithms.cf import LCCFRule
@@ -139,6 +140,28 @@ def test_starts_scaled_as_the_reference_code(data):
     fits = [LCCF(3, lam=100, start_norm=s, random_state=0).fit_transform(X)
             for s in ("concepts", "V")]
     assert not np.allclose(fits[0], fits[1], rtol=1e-3)
+
+
+def test_concepts_normalised_in_the_loop(data):
+    """loop_normalize="concepts" (RCF's Eqs. 21-22 with every update): each iteration past
+    min_iter ends with u_k^T K u_k = 1; the engine's fit equals that loop replayed by hand,
+    and differs from the fits with V's columns normalised and with no rescaling."""
+    X, _ = data
+    K, S = LinearKernel(X), knn_graph(X, 5, "cosine")
+    fits = {mode: minimize(LCCFRule(K, 3, S, lam=100, loop_normalize=mode), n_restarts=1,
+                           min_iter=0, max_iter=20, random_state=0).factors
+            for mode in ("concepts", True, False)}
+    rule = LCCFRule(K, 3, S, lam=100)
+    F = rule.init(np.random.default_rng(check_random_state(0).randint(2**31)))
+    rule.normalize(F)
+    for _ in range(20):
+        rule.update(F)
+        rule.normalize(F)
+        np.testing.assert_allclose(np.sum(F[0] * K.dot(F[0]), axis=0), 1.0)
+    for a, b in zip(fits["concepts"], F, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert not np.allclose(fits["concepts"][1], fits[True][1], rtol=1e-3)
+    assert not np.allclose(fits["concepts"][1], fits[False][1], rtol=1e-3)
 
 
 def test_kernel_kmeans_with_linear_kernel_is_kmeans(data):

@@ -55,12 +55,13 @@ class LCCFRule:
     gamma : optional (N,) scaling of Appendix B (weighted LCCF), G = diag(gamma) = Gamma^1/2:
         the caller passes K' = G K G, the rule turns L into L' = G^-1 L G^-1, and the factors
         are U' = G^-1 U and V' = G V of the weighted objective.
-    start_norm : how each random start is scaled (LCCF's estimator parameter).
+    loop_normalize, start_norm : how the factors are scaled in the loop and at each random
+        start (LCCF's estimator parameters).
     The context's numerics (engine.numerics) set the dtype of K and W.
     """
 
     def __init__(self, K, n_components: int, W=None, lam: float = 0.0, gamma=None,
-                 loop_normalize: bool = True, start_norm: str = "concepts"):
+                 loop_normalize: bool | str = True, start_norm: str = "concepts"):
         self.K = K
         self.k = n_components
         self.lam = lam if W is not None else 0.0
@@ -79,7 +80,9 @@ class LCCFRule:
             self.K_neg = DenseKernel(np.maximum(-K.dense(), 0))
         # the reference code draws each start as its loop normalises (NormalizeUV, NormV = 1)
         self.normalize_start = self.loop_normalize if start_norm == "V" else self.normalize
-        if not loop_normalize:
+        if loop_normalize == "concepts":  # RCF's Eqs. 21-22 after every update
+            self.loop_normalize = self.normalize
+        elif not loop_normalize:
             self.loop_normalize = None
         self.dtype = dtype()
         if self.dtype != np.float64:
@@ -263,6 +266,9 @@ class LCCF(CF):
     weight : "cosine" (Eq. 8, the paper) or "binary".
     With ncw=True this is LCCF-NCW, Appendix B's weighted LCCF with Gamma = D^-1 (the rule's
     gamma = d^-1/2, Gamma^1/2).
+    loop_normalize : as CF's (True: V's columns at unit length past min_iter, LCCF.m), or
+        "concepts": u_k^T K u_k = 1 after every iteration past min_iter (the RCF paper's
+        Eqs. 21-22 read as part of each update).
     start_norm : "concepts", each random start scaled as the result, u_k^T K u_k = 1 (the
         paper's Sec. 3.2), or "V", V's columns at unit length as the loop keeps them
         (LCCF_Multi.m v2.0's NormalizeUV with NormV = 1 on every start). The graph term
@@ -271,6 +277,7 @@ class LCCF(CF):
     """
 
     _parameter_constraints = {**CF._parameter_constraints, **GRAPH_CONSTRAINTS,
+                              "loop_normalize": ["boolean", options("concepts")],
                               "start_norm": [options(*START_NORMS)]}
     uses_graph = True
 

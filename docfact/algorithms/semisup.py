@@ -91,7 +91,7 @@ class CNPCFRule(LCCFRule):
     """
 
     def __init__(self, K, n_components: int, W, lam: float, y, lam_h: float,
-                 loop_normalize: bool = True, start_norm: str = "concepts"):
+                 loop_normalize: bool | str = True, start_norm: str = "concepts"):
         super().__init__(K, n_components, W, lam, loop_normalize=loop_normalize,
                          start_norm=start_norm)
         M, C = pair_constraints(y)
@@ -123,7 +123,7 @@ class GDCFRule(LCCFRule):
     """
 
     def __init__(self, K, n_components: int, W, lam: float, y, beta: float,
-                 loop_normalize: bool = True, start_norm: str = "concepts"):
+                 loop_normalize: bool | str = True, start_norm: str = "concepts"):
         super().__init__(K, n_components, W, lam, loop_normalize=loop_normalize,
                          start_norm=start_norm)
         self.idx, codes = labelled_classes(y)
